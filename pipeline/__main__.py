@@ -1,0 +1,5 @@
+"""``python -m pipeline``."""
+
+from pipeline.cli import main
+
+main()

@@ -1,0 +1,219 @@
+"""Bytes to text: encoding detection, newline normalisation, mojibake repair.
+
+The decoded text is what every line number in the output refers to: it is
+split at ``\\r\\n``, ``\\r`` or ``\\n`` and re-joined with ``\\n``. The choice of
+encoding is recorded with the evidence that decided it, so that a reader of
+``sources.csv`` can check it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+import ftfy
+from ftfy.badness import is_bad
+
+# Candidates for text that is not UTF-8, in order of prior likelihood: the
+# first wins a tie.
+SINGLE_BYTE = ("cp1252", "mac_roman", "cp437")
+
+_TYPOGRAPHY = set("’‘“”–—…•™®©°·")
+_ODD_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+_FTFY = ftfy.TextFixerConfig(
+    unescape_html=False,
+    remove_terminal_escapes=False,
+    uncurl_quotes=False,
+    fix_latin_ligatures=False,
+    fix_character_width=False,
+    fix_line_breaks=False,
+    fix_surrogates=True,
+    remove_control_chars=False,
+    normalization=None,
+    explain=False,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A decoded source: its text with ``\\n`` line ends, and how it was read."""
+
+    text: str
+    encoding: str
+    newline: str
+    evidence: str = ""
+    fixed_lines: frozenset[int] = field(default_factory=frozenset)
+
+
+class DecodeError(ValueError):
+    """The bytes are not text in any encoding the pipeline reads."""
+
+
+@lru_cache(maxsize=1)
+def accented_names() -> frozenset[str]:
+    """Card names with accents that the rules quote (evidence for encodings)."""
+    data = resources.files("pipeline").joinpath("data/accented_names.txt")
+    lines = data.read_text(encoding="utf-8").splitlines()
+    return frozenset(x.strip() for x in lines if x.strip() and not x.startswith("#"))
+
+
+def newline_style(text: str) -> str:
+    """Name the line endings of ``text``: ``LF``, ``CRLF``, ``CR``, ``none`` or a mix.
+
+    >>> newline_style("a\\r\\nb\\rc")
+    'mixed(CRLF=1,CR=1)'
+    """
+    crlf = text.count("\r\n")
+    cr = text.count("\r") - crlf
+    lf = text.count("\n") - crlf
+    found = [(n, c) for n, c in (("CRLF", crlf), ("CR", cr), ("LF", lf)) if c]
+    if not found:
+        return "none"
+    if len(found) == 1:
+        return found[0][0]
+    return "mixed(" + ",".join(f"{n}={c}" for n, c in found) + ")"
+
+
+def _score(text: str) -> tuple[int, list[str]]:
+    """How sensible a single-byte decoding looks: known names, typography, letters."""
+    score = 0
+    seen: list[str] = []
+    names = accented_names()
+    for word in set(re.findall(r"[^\W\d_][\w’'-]*", text)):
+        if word in names:
+            score += 20
+            seen.append(word)
+    for i, ch in enumerate(text):
+        if ord(ch) < 128:
+            continue
+        cat = unicodedata.category(ch)
+        prev = text[i - 1] if i else " "
+        nxt = text[i + 1] if i + 1 < len(text) else " "
+        if ch in _TYPOGRAPHY:
+            score += 2
+        elif cat == "Ll" and prev.isalpha() and prev.islower() and ord(ch) < 0x180:
+            score += 1
+        elif cat.startswith("L") and (prev.isalpha() or nxt.isalpha()):
+            score += 0
+        else:
+            score -= 3
+    return score, sorted(seen)
+
+
+def _non_ascii_sample(data: bytes) -> bytes:
+    """The lines of ``data`` that hold non-ASCII bytes: all the evidence there is."""
+    return b"\n".join(line for line in data.splitlines() if max(line, default=0) > 127)
+
+
+def choose_single_byte(data: bytes) -> tuple[str, str]:
+    """Pick the single-byte encoding that decodes ``data`` most sensibly."""
+    sample = _non_ascii_sample(data)
+    best: tuple[int, int, str, str] | None = None
+    for rank, enc in enumerate(SINGLE_BYTE):
+        try:
+            text = sample.decode(enc)
+        except UnicodeDecodeError:
+            continue
+        score, names = _score(text)
+        evidence = f"{enc} score {score}" + (f" names {','.join(names)}" if names else "")
+        key = (score, -rank, enc, evidence)
+        if best is None or key > best:
+            best = key
+    assert best is not None  # cp437 decodes every byte
+    return best[2], best[3]
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """``utf-16-le``/``-be`` when every other byte is NUL, as in UTF-16 text."""
+    if len(data) < 4 or len(data) % 2:
+        return None
+    even = data[0::2].count(0) / (len(data) // 2)
+    odd = data[1::2].count(0) / (len(data) // 2)
+    if odd > 0.6 and even < 0.1:
+        return "utf-16-le"
+    if even > 0.6 and odd < 0.1:
+        return "utf-16-be"
+    return None
+
+
+def _decode_mixed(data: bytes) -> tuple[str, str, str]:
+    """Decode line by line: UTF-8 where a line is UTF-8, a single-byte guess elsewhere."""
+    fallback, evidence = choose_single_byte(
+        b"\n".join(x for x in data.splitlines() if not _is_utf8(x))
+    )
+    parts = []
+    for chunk in data.splitlines(keepends=True):
+        parts.append(chunk.decode("utf-8") if _is_utf8(chunk) else chunk.decode(fallback))
+    return "".join(parts), f"utf-8+{fallback}", f"lines not UTF-8 read as {evidence}"
+
+
+def _is_utf8(chunk: bytes) -> bool:
+    try:
+        chunk.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def to_text(data: bytes) -> tuple[str, str, str]:
+    """Decode ``data``: returns (text, encoding name, evidence)."""
+    for bom, enc in (
+        (codecs.BOM_UTF8, "utf-8-sig"),
+        (codecs.BOM_UTF16_LE, "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be"),
+    ):
+        if data.startswith(bom):
+            body = data[len(bom) :]
+            try:
+                return body.decode(enc.replace("-sig", "")), enc + "+bom" if "16" in enc else enc, "BOM"
+            except UnicodeDecodeError as exc:
+                raise DecodeError(f"{enc} BOM but invalid {enc} at byte {exc.start + len(bom)}") from exc
+    utf16 = _utf16_without_bom(data)
+    if utf16:
+        try:
+            return data.decode(utf16), utf16, "NUL in every other byte, no BOM"
+        except UnicodeDecodeError:
+            pass
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return text, "ascii" if text.isascii() else "utf-8", "valid UTF-8"
+    if re.search(rb"[\xc2-\xf4][\x80-\xbf]", data):
+        return _decode_mixed(data)
+    enc, evidence = choose_single_byte(data)
+    return data.decode(enc), enc, evidence
+
+
+def fold_spaces(text: str) -> str:
+    """Fold non-breaking and other odd spaces to a plain space; drop invisible ones.
+
+    >>> fold_spaces("a\\u00a0b\\u200bc")
+    'a bc'
+    """
+    return _INVISIBLE.sub("", _ODD_SPACES.sub(" ", text))
+
+
+def decode(data: bytes) -> Decoded:
+    """Decode raw bytes into normalised text, recording encoding and newlines."""
+    text, encoding, evidence = to_text(data)
+    newline = newline_style(text)
+    text = _NEWLINES.sub("\n", text)
+    fixed: set[int] = set()
+    if not text.isascii():
+        lines = text.split("\n")
+        for i, line in enumerate(lines):
+            if not line.isascii() and is_bad(line):
+                repaired = ftfy.fix_text(line, _FTFY)
+                if repaired != line and "\n" not in repaired:
+                    lines[i] = repaired
+                    fixed.add(i + 1)
+        text = fold_spaces("\n".join(lines))
+    return Decoded(text, encoding, newline, evidence, frozenset(fixed))

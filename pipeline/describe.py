@@ -1,0 +1,74 @@
+"""What a source is: its format, stated effective date and wording era."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime
+
+from pipeline.records import Element
+
+_DATE = re.compile(
+    r"(?:current|effective)\s+as\s+of\s+([A-Z][a-z]+\.?\s+\d{1,2},\s+\d{4})", re.I
+)
+
+# Wording that dates a text (DOMAIN.md, "Wording eras"): the newest match wins.
+_ERAS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("2021+", re.compile(r"\bmana value\b", re.I)),
+    ("2018-2021", re.compile(r"\b(?:they|their) (?:control|own)s?\b(?!.*\bhe or she\b)", re.I)),
+    ("2009-2018", re.compile(r"\benters the battlefield\b|\bcast (?:a|this|that) spell\b", re.I)),
+    ("pre-2009", re.compile(r"\bcomes? into play\b|\bplay (?:a|this|that) spell\b|\bin play\b", re.I)),
+)
+
+
+def effective_date(elements: Sequence[Element]) -> str:
+    """The ISO date of the first "current/effective as of" statement, if any.
+
+    >>> from pipeline.records import Element
+    >>> effective_date([Element("s", 3, 3, "front_matter", "These rules are effective as of July 11, 2009.")])
+    '2009-07-11'
+    """
+    for el in elements:
+        if el.kind == "front_matter":
+            m = _DATE.search(el.text_raw)
+            if m:
+                text = " ".join(m.group(1).replace(".", "").split())
+                for fmt in ("%B %d, %Y", "%b %d, %Y"):
+                    try:
+                        return datetime.strptime(text, fmt).date().isoformat()
+                    except ValueError:
+                        continue
+    return ""
+
+
+def era(elements: Sequence[Element], date: str = "") -> str:
+    """The wording era: from the stated date when there is one, else from wording."""
+    if date:
+        if date < "2009-07-11":
+            return "pre-2009"
+        if date < "2018-04-27":
+            return "2009-2018"
+        if date < "2021-04-16":
+            return "2018-2021"
+        return "2021+"
+    text = "\n".join(el.text_raw for el in elements if el.kind in ("rule", "qa", "prose", "example"))
+    for name, pattern in _ERAS:
+        if pattern.search(text):
+            return name
+    return ""
+
+
+def source_format(elements: Sequence[Element]) -> str:
+    """``cr_document``, ``cr_legacy``, ``cr_numbered``, ``faq``, ``web`` or ``unknown``."""
+    kinds = Counter(el.kind for el in elements)
+    if any(el.region == "toc" for el in elements):
+        return "cr_document"
+    if kinds["qa"]:
+        return "faq"
+    if kinds["rule"]:
+        legacy = any(el.number_as_written.startswith("502.") for el in elements if el.kind == "rule")
+        return "cr_legacy" if legacy and era(elements) == "pre-2009" else "cr_numbered"
+    if kinds["section"] and kinds["prose"]:
+        return "web"
+    return "unknown"

@@ -1,0 +1,265 @@
+"""Write the contract's tables (CSV and ``rules.json``) from a built corpus.
+
+pandas lives here and only here: rows are built as plain dicts, and each table
+is written with ``\\n`` line ends in a stable order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from pipeline import xrefs
+from pipeline.canonical import section_of
+from pipeline.dedupe import normalise_number
+from pipeline.records import Element, Source
+from pipeline.run import Corpus
+
+SCHEMA_VERSION = "1.0"
+KINDS = ("chapter", "section", "rule", "example", "glossary", "qa", "prose", "front_matter", "noise")
+
+COLUMNS: dict[str, list[str]] = {
+    "elements": [
+        "element_id", "source_id", "line_start", "line_end", "kind", "number_as_written",
+        "canonical_number", "parent_id", "text_raw", "text", "duplicate_of", "noise_kind",
+        "question", "answer", "term", "flags",
+    ],
+    "sources": [
+        "source_id", "path", "sha256", "bytes", "encoding", "newline", "format",
+        "effective_date", "era", "lines", "status", "error", "encoding_evidence", "flags",
+        *[f"lines_{k}" for k in KINDS],
+    ],
+    "sections": ["number", "title", "chapter", "rules", "qa", "sources"],
+    "rules": ["number", "section", "text", "variants", "sources"],
+    "renumber_map": ["source_id", "number_as_written", "title", "canonical_number", "method", "score"],
+    "qa": ["qa_id", "section", "question", "answer", "source_id", "line_start", "line_end", "duplicate_of"],
+    "xrefs": ["element_id", "target_as_written", "target_canonical"],
+    "glossary": ["term", "text", "source_id", "duplicate_of", "element_id", "line_start"],
+    "rule_history": [
+        "canonical_number", "source_id", "effective_date", "number_as_written", "change", "text",
+    ],
+    "noise": [],
+}
+COLUMNS["noise"] = COLUMNS["elements"]
+
+_XREF_MASK = re.compile(r"\b\d{3}(?:\.\d{1,3}[a-z]{0,2})?\b")
+
+
+def write_csv(path: Path, columns: list[str], rows: Iterable[dict[str, Any]]) -> int:
+    frame = pd.DataFrame(list(rows), columns=columns)
+    frame.to_csv(path, index=False, lineterminator="\n", encoding="utf-8")
+    return len(frame)
+
+
+def element_row(el: Element) -> dict[str, Any]:
+    return {
+        "element_id": el.element_id, "source_id": el.source_id, "line_start": el.line_start,
+        "line_end": el.line_end, "kind": el.kind, "number_as_written": el.number_as_written,
+        "canonical_number": el.canonical_number, "parent_id": el.parent_id, "text_raw": el.text_raw,
+        "text": el.text, "duplicate_of": el.duplicate_of, "noise_kind": el.noise_kind,
+        "question": el.question, "answer": el.answer, "term": el.term, "flags": ";".join(el.flags),
+    }
+
+
+def source_row(src: Source) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "source_id": src.source_id, "path": src.path, "sha256": src.sha256, "bytes": src.bytes,
+        "encoding": src.encoding, "newline": src.newline, "format": src.format,
+        "effective_date": src.effective_date, "era": src.era, "lines": src.lines,
+        "status": src.status, "error": src.error, "encoding_evidence": src.evidence,
+        "flags": ";".join(src.flags),
+    }
+    row.update({f"lines_{k}": src.line_counts.get(k, 0) for k in KINDS})
+    return row
+
+
+def _source_order(sources: Sequence[Source]) -> dict[str, tuple[str, str]]:
+    """Date order of sources: stated date, else the start of the wording era."""
+    era_start = {"pre-2009": "2009-07-10", "2009-2018": "2018-04-26", "2018-2021": "2021-04-15", "2021+": "9999"}
+    return {s.source_id: (s.effective_date or era_start.get(s.era, "9999"), s.source_id) for s in sources}
+
+
+def history(corpus: Corpus) -> list[dict[str, Any]]:
+    """``rule_history.csv``: each canonical rule across the sources it appears in."""
+    order = _source_order(corpus.sources)
+    dates = {s.source_id: s.effective_date for s in corpus.sources}
+    docs = sorted((s.source_id for s in corpus.sources if s.format == "cr_document"), key=order.__getitem__)
+    by_rule: dict[str, list[Element]] = defaultdict(list)
+    for el in corpus.elements:
+        if el.kind == "rule" and el.canonical_number:
+            by_rule[el.canonical_number].append(el)
+    rows = []
+    for number in sorted(by_rule, key=_number_key):
+        seen = sorted(by_rule[number], key=lambda e: (order[e.source_id], e.line_start))
+        prev: Element | None = None
+        present = {e.source_id for e in seen}
+        for el in seen:
+            if prev is None:
+                change = "added"
+            elif normalise_number(el.number_as_written) != normalise_number(prev.number_as_written):
+                change = "moved"
+            elif _XREF_MASK.sub("#", el.text) != _XREF_MASK.sub("#", prev.text):
+                change = "edited"
+            else:
+                change = "unchanged"
+            rows.append(_history_row(number, el.source_id, dates, el.number_as_written, change, el.text))
+            prev = el
+        later = [d for d in docs if order[d] > order[seen[-1].source_id] and d not in present]
+        if later:
+            rows.append(_history_row(number, later[0], dates, "", "removed", ""))
+    return rows
+
+
+def _history_row(number: str, sid: str, dates: dict[str, str], written: str, change: str, text: str) -> dict[str, Any]:
+    return {
+        "canonical_number": number, "source_id": sid, "effective_date": dates.get(sid, ""),
+        "number_as_written": written, "change": change, "text": text,
+    }
+
+
+def _number_key(number: str) -> tuple[int, int, str]:
+    head, _, tail = number.partition(".")
+    digits = "".join(ch for ch in tail if ch.isdigit())
+    return (int(head or 0), int(digits or -1), tail.lstrip("0123456789"))
+
+
+def _qa_sections(elements: Sequence[Element]) -> dict[str, str]:
+    """Each QA's section: that of the rule or section it follows, canonical if known."""
+    out: dict[str, str] = {}
+    current = ""
+    for el in elements:
+        if el.kind in ("rule", "section") and el.number_as_written:
+            number = el.canonical_number or normalise_number(el.number_as_written)
+            current = section_of(number) if el.kind == "rule" else number
+        elif el.kind in ("chapter",) or (el.kind == "section" and not el.number_as_written):
+            current = el.canonical_number
+        elif el.kind == "qa":
+            out[el.element_id] = current
+    return out
+
+
+def tables(corpus: Corpus) -> dict[str, list[dict[str, Any]]]:
+    els = corpus.elements
+    ref = [el for el in els if el.source_id == corpus.reference]
+    qa_section = _qa_sections(els)
+    mapped_sources: dict[str, set[str]] = defaultdict(set)
+    texts: dict[str, set[str]] = defaultdict(set)
+    for el in els:
+        if el.canonical_number:
+            mapped_sources[el.canonical_number].add(el.source_id)
+            mapped_sources[section_of(el.canonical_number)].add(el.source_id)
+            if el.kind == "rule":
+                texts[el.canonical_number].add(el.text)
+    qa_count: dict[str, int] = defaultdict(int)
+    for sec in qa_section.values():
+        qa_count[sec] += 1
+    rule_count: dict[str, int] = defaultdict(int)
+    rules = []
+    for el in ref:
+        if el.kind == "rule" and not el.duplicate_of.startswith(el.source_id + ":"):
+            sec = section_of(el.canonical_number)
+            rule_count[sec] += 1
+            rules.append({
+                "number": el.canonical_number, "section": sec, "text": el.text,
+                "variants": len(texts[el.canonical_number]),
+                "sources": ";".join(sorted(mapped_sources[el.canonical_number])),
+            })
+    sections = [
+        {
+            "number": el.canonical_number, "title": el.text, "chapter": el.canonical_number[:1],
+            "rules": rule_count.get(el.canonical_number, 0), "qa": qa_count.get(el.canonical_number, 0),
+            "sources": ";".join(sorted(mapped_sources[el.canonical_number])),
+        }
+        for el in ref if el.kind == "section" and el.canonical_number
+    ]
+    per_source_map = {(m.source_id, normalise_number(m.number_as_written)): m.canonical_number for m in corpus.mappings}
+    xref_rows = []
+    for el in els:
+        if el.kind in ("rule", "example", "qa", "glossary", "prose") and el.kind != "noise":
+            body = el.answer if el.kind == "qa" else el.text
+            for written, target in xrefs.find(body):
+                mapped = per_source_map.get((el.source_id, target), "")
+                xref_rows.append({"element_id": el.element_id, "target_as_written": written, "target_canonical": mapped})
+    return {
+        "elements": [element_row(el) for el in els],
+        "sources": [source_row(s) for s in corpus.sources],
+        "sections": sections,
+        "rules": rules,
+        "renumber_map": [
+            {"source_id": m.source_id, "number_as_written": m.number_as_written, "title": m.title,
+             "canonical_number": m.canonical_number, "method": m.method, "score": m.score}
+            for m in corpus.mappings
+        ],
+        "qa": [
+            {"qa_id": el.element_id, "section": qa_section.get(el.element_id, ""), "question": el.question,
+             "answer": el.answer, "source_id": el.source_id, "line_start": el.line_start,
+             "line_end": el.line_end, "duplicate_of": el.duplicate_of}
+            for el in els if el.kind == "qa"
+        ],
+        "xrefs": xref_rows,
+        "glossary": [
+            {"term": el.term, "text": el.text, "source_id": el.source_id, "duplicate_of": el.duplicate_of,
+             "element_id": el.element_id, "line_start": el.line_start}
+            for el in els if el.kind == "glossary"
+        ],
+        "rule_history": history(corpus),
+        "noise": [element_row(el) for el in els if el.kind == "noise"],
+    }
+
+
+def rules_json(corpus: Corpus, rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """The canonical dataset as one tree (CONTRACT.md, ``rules.json``)."""
+    variants: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    examples: dict[str, list[str]] = defaultdict(list)
+    by_id = {el.element_id: el for el in corpus.elements}
+    for el in corpus.elements:
+        if el.kind == "rule" and el.canonical_number:
+            variants[el.canonical_number].append({
+                "source_id": el.source_id, "number_as_written": el.number_as_written,
+                "line_start": el.line_start, "line_end": el.line_end, "text": el.text,
+            })
+        if el.kind == "example" and el.source_id == corpus.reference and el.parent_id in by_id:
+            examples[by_id[el.parent_id].canonical_number].append(el.text)
+    refs: dict[str, list[str]] = defaultdict(list)
+    for x in rows["xrefs"]:
+        el = by_id[x["element_id"]]
+        if el.source_id == corpus.reference and el.kind == "rule" and x["target_canonical"]:
+            refs[el.canonical_number].append(x["target_canonical"])
+    qa_by_section: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for q in rows["qa"]:
+        qa_by_section[q["section"]].append({k: q[k] for k in ("qa_id", "question", "answer", "source_id")})
+    rules_by_section: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows["rules"]:
+        rules_by_section[r["section"]].append({
+            "number": r["number"], "text": r["text"], "examples": examples.get(r["number"], []),
+            "variants": variants.get(r["number"], []), "xrefs": list(dict.fromkeys(refs.get(r["number"], []))),
+        })
+    return {
+        "meta": {
+            "schema_version": SCHEMA_VERSION,
+            "reference": corpus.reference,
+            "generated_from": sorted(s.sha256 for s in corpus.sources if s.status == "ok"),
+        },
+        "sections": [
+            {"number": s["number"], "title": s["title"], "rules": rules_by_section.get(s["number"], []),
+             "qa": qa_by_section.get(s["number"], [])}
+            for s in rows["sections"]
+        ],
+    }
+
+
+def write(corpus: Corpus, out: Path) -> dict[str, int]:
+    """Write every table into ``out``; returns row counts by file name."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows = tables(corpus)
+    counts = {f"{name}.csv": write_csv(out / f"{name}.csv", COLUMNS[name], data) for name, data in rows.items()}
+    doc = rules_json(corpus, rows)
+    (out / "rules.json").write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    counts["rules.json"] = sum(len(s["rules"]) for s in doc["sections"])
+    return counts

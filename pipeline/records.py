@@ -1,0 +1,62 @@
+"""The one record type that flows through every stage, and the source record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """A span of source lines with its meaning: one row of ``elements.csv``.
+
+    Stages never mutate an element; they return a copy made with
+    ``dataclasses.replace``.
+    """
+
+    source_id: str
+    line_start: int
+    line_end: int
+    kind: str
+    text_raw: str
+    body: str = ""
+    number_as_written: str = ""
+    parent_line: int = 0
+    text: str = ""
+    noise_kind: str = ""
+    question: str = ""
+    answer: str = ""
+    term: str = ""
+    flags: tuple[str, ...] = ()
+    duplicate_of: str = ""
+    canonical_number: str = ""
+    region: str = "body"
+    continues: int = 0
+
+    @property
+    def element_id(self) -> str:
+        return f"{self.source_id}:L{self.line_start}"
+
+    @property
+    def parent_id(self) -> str:
+        return f"{self.source_id}:L{self.parent_line}" if self.parent_line else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One raw file and what reading it found: one row of ``sources.csv``."""
+
+    source_id: str
+    path: str
+    sha256: str
+    bytes: int
+    encoding: str = ""
+    newline: str = ""
+    format: str = ""
+    effective_date: str = ""
+    era: str = ""
+    lines: int = 0
+    status: str = "ok"
+    error: str = ""
+    evidence: str = ""
+    flags: tuple[str, ...] = ()
+    line_counts: dict[str, int] = field(default_factory=dict)

@@ -1,0 +1,158 @@
+"""Compose the stages: read -> decode -> parse -> assemble (per source, in parallel),
+then noise -> clean -> flags -> numbering -> dedupe across the corpus, then emit.
+
+Alignment and dedupe need every source at once; that is the one place where
+the whole corpus is in memory, and it is here, not hidden in a stage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from pipeline import canonical, clean, dedupe, describe, noise
+from pipeline.assemble import assemble
+from pipeline.decode import DecodeError, decode
+from pipeline.parse import ParseError, parse
+from pipeline.records import Element, Source
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Limits that protect the machine; change with ``dataclasses.replace``."""
+
+    max_file_bytes: int = 64 * 1024 * 1024
+    max_line_chars: int = 1_000_000
+    jobs: int = os.cpu_count() or 1
+
+
+@dataclass
+class Corpus:
+    """Everything a run produced, ready to be written."""
+
+    sources: list[Source]
+    elements: list[Element]
+    mappings: list[canonical.Mapping] = field(default_factory=list)
+    reference: str = ""
+
+
+class Quarantine(Exception):
+    """A source that cannot be ingested; the message names the file and line."""
+
+
+def discover(raw: Path) -> list[Path]:
+    """Every file under ``raw``, sub-folders included, in a stable order."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(raw, followlinks=False):
+        dirnames.sort()
+        found.extend(Path(dirpath) / name for name in sorted(filenames))
+    return sorted(found, key=lambda p: p.relative_to(raw).as_posix())
+
+
+def source_id(path: Path) -> str:
+    return path.name.rsplit(".", 1)[0] if "." in path.name[1:] else path.name
+
+
+def read_source(path: Path, raw: Path, settings: Settings) -> tuple[Source, list[Element]]:
+    """Stage one for a single file; never raises, a bad file comes back quarantined."""
+    rel = path.relative_to(raw).as_posix()
+    sid = source_id(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return Source(sid, rel, "", 0, status="quarantined", error=f"{rel}: cannot read: {exc.strerror}"), []
+    base = Source(sid, rel, hashlib.sha256(data).hexdigest(), len(data))
+    try:
+        return _ingest(base, data, settings)
+    except Quarantine as exc:
+        return replace(base, status="quarantined", error=f"{rel}: {exc}"), []
+    except (DecodeError, ParseError) as exc:
+        return replace(base, status="quarantined", error=f"{rel}: {exc}"), []
+
+
+def _ingest(base: Source, data: bytes, settings: Settings) -> tuple[Source, list[Element]]:
+    if len(data) > settings.max_file_bytes:
+        raise Quarantine(f"file is {len(data)} bytes, over the limit of {settings.max_file_bytes}")
+    decoded = decode(data)
+    lines = decoded.text.split("\n")
+    for i, line in enumerate(lines, 1):
+        if len(line) > settings.max_line_chars:
+            raise Quarantine(f"line {i}: {len(line)} characters, over the limit of {settings.max_line_chars}")
+    elements = assemble(base.source_id, parse(decoded.text, base.path))
+    if decoded.fixed_lines:
+        elements = [
+            replace(el, flags=el.flags + ("encoding_fixed",))
+            if any(n in decoded.fixed_lines for n in range(el.line_start, el.line_end + 1))
+            else el
+            for el in elements
+        ]
+    date = describe.effective_date(elements)
+    src = replace(
+        base,
+        encoding=decoded.encoding,
+        newline=decoded.newline,
+        evidence=decoded.evidence,
+        format=describe.source_format(elements),
+        effective_date=date,
+        era=describe.era(elements, date),
+        lines=len(lines) - (1 if lines and lines[-1] == "" else 0),
+    )
+    return src, elements
+
+
+def _read_all(paths: Sequence[Path], raw: Path, settings: Settings) -> list[tuple[Source, list[Element]]]:
+    if settings.jobs <= 1 or len(paths) < 2:
+        return [read_source(p, raw, settings) for p in paths]
+    with ProcessPoolExecutor(max_workers=settings.jobs) as pool:
+        return list(pool.map(read_source, paths, [raw] * len(paths), [settings] * len(paths), chunksize=1))
+
+
+def flag_truncation(src: Source, elements: list[Element]) -> tuple[Source, list[Element]]:
+    """Flag a source, and its last element, when it stops mid-sentence or before its end."""
+    content = [i for i, el in enumerate(elements) if el.kind not in ("noise", "front_matter")]
+    if not content:
+        return src, elements
+    last = elements[content[-1]]
+    missing_end = src.format == "cr_document" and not any(el.region == "credits" for el in elements)
+    if clean.is_truncated(last.text) or missing_end:
+        elements = list(elements)
+        elements[content[-1]] = replace(last, flags=last.flags + ("truncated",))
+        src = replace(src, flags=src.flags + ("truncated",))
+    return src, elements
+
+
+def build(raw: Path, settings: Settings = Settings(), progress: Callable[[str], None] | None = None) -> Corpus:
+    """Run every stage on the files under ``raw``."""
+    paths = discover(raw)
+    results = _read_all(paths, raw, settings)
+    if progress:
+        progress(f"read {len(results)} sources")
+    sources = [s for s, _ in results]
+    per_source = noise.classify([els for _, els in results])
+    vocab = clean.Vocabulary.from_texts(el.body for els in per_source for el in els if el.kind != "noise")
+    cleaned = []
+    for i, els in enumerate(per_source):
+        sources[i], els = flag_truncation(sources[i], clean.clean(els, vocab))
+        counts = Counter(el.kind for el in els for _ in range(el.line_start, el.line_end + 1))
+        sources[i] = replace(sources[i], line_counts=dict(counts))
+        cleaned.append(els)
+    ref_source = canonical.reference(sources)
+    ref = None
+    if ref_source:
+        ref_index = sources.index(ref_source)
+        ref = canonical.Reference.build(cleaned[ref_index])
+    elements: list[Element] = []
+    mappings: list[canonical.Mapping] = []
+    for src, els in zip(sources, cleaned, strict=True):
+        mapped, rows = canonical.assign(els, ref_source is not None and src == ref_source, ref)
+        elements.extend(mapped)
+        mappings.extend(rows)
+    elements = list(dedupe.dedupe(elements))
+    if progress:
+        progress(f"{len(elements)} elements")
+    return Corpus(sources, elements, mappings, ref_source.source_id if ref_source else "")
