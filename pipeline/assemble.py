@@ -23,7 +23,7 @@ from pipeline.parse import Line, Paragraph
 from pipeline.records import Element
 
 _RULE_NO = re.compile(
-    r"\s*(\d{3}\.(?:[ ]?\d{1,3}(?:[a-z]{1,2}(?![a-z])|[a-z](?=[A-Z]))?|[a-z](?![a-z])))(\.?)(\s*)"
+    r"\s*(\d{3}(?:\.(?:[ ]?\d{1,3}(?:[a-z]{1,2}(?![a-z])|[a-z](?=[A-Z]))?|[a-z](?![a-z])))?)(\.?)(\s*)"
 )
 _SECTION_NO = re.compile(r"\s*(\d{3}(?:\.[ ]?\d{1,3})?)(\.?)(\s*)")
 _CHAPTER_NO = re.compile(r"\s*(\d)(\.)(\s*)")
@@ -39,6 +39,9 @@ PAGE_CHROME = frozenset({
     "next", "previous", "top", "cookie settings", "accept cookies", "subscribe",
     "advertisement",
 })
+
+# Regions after the numbered rules, each opened by a heading of its name.
+_BACK_MATTER = ("glossary", "index", "credits")
 
 _CONTINUED = {"rule", "example", "qa", "prose", "glossary"}
 
@@ -76,7 +79,7 @@ def wrap_width(paragraphs: list[Paragraph]) -> int:
 
 def _wraps(previous: str, width: int) -> bool:
     """Whether a line of hard-wrapped text was broken, not ended, after ``previous``."""
-    return previous.endswith((" ", "-", "—", "–")) or len(previous) >= width - 12
+    return previous.endswith((" ", "-", "\u2014", "\u2013")) and len(previous) >= width // 2
 
 
 @dataclass
@@ -115,17 +118,17 @@ def _paragraph(st: _State, para: Paragraph) -> None:
     if st.region == "front" and heading in ("contents", "table of contents"):
         st.region = "toc"
     if st.region == "body" and first.kind == "HEADING" and len(para) == 1:
-        if heading in ("glossary", "credits") and (st.section or st.rule):
+        if heading in _BACK_MATTER and (st.section or st.rule):
             st.region, st.region_start = heading, first.lineno
-    if st.region == "glossary" and heading == "credits" and len(para) == 1:
-        st.region, st.region_start = "credits", first.lineno
+    if st.region in _BACK_MATTER and heading in _BACK_MATTER and len(para) == 1:
+        st.region, st.region_start = heading, first.lineno
 
-    if st.region in ("front", "toc", "credits"):
+    if st.region in ("front", "toc", "credits", "index"):
         if st.region == "toc":
             st.toc_keys.update(toc_key(ln.text) for ln in para)
         _block(st, para, "front_matter")
         return
-    if st.region in ("glossary", "credits") and first.lineno == st.region_start:
+    if st.region in _BACK_MATTER and first.lineno == st.region_start:
         _block(st, para, "front_matter")
         return
     if st.region == "glossary":
@@ -166,7 +169,7 @@ def _extend(st: _State, line: Line) -> None:
 def _line(st: _State, line: Line) -> None:
     last = st.out[-1] if st.out else None
     if last is not None and last.kind in _CONTINUED and (
-        (st.wrap and last.line_end == line.lineno - 1 and _wraps(last.text_raw, st.wrap))
+        (st.wrap and last.line_end == line.lineno - 1 and _wraps(last.text_raw.rsplit("\n", 1)[-1], st.wrap))
         or (line.kind in ("TEXT", "HEADING") and last.kind != "qa"
             and (line.text.startswith("   ") or (st.is_cr and last.line_end == line.lineno - 1)))
     ):

@@ -118,8 +118,13 @@ def flag_truncation(src: Source, elements: list[Element]) -> tuple[Source, list[
     if not content:
         return src, elements
     last = elements[content[-1]]
-    missing_end = src.format == "cr_document" and not any(el.region == "credits" for el in elements)
-    if clean.is_truncated(last.text) or missing_end:
+    if src.format == "cr_document":
+        # A whole document ends with its credits; the glossary before them may
+        # end without a full stop (the 1999 index does).
+        truncated = not any(el.region == "credits" for el in elements)
+    else:
+        truncated = clean.is_truncated(last.text)
+    if truncated:
         elements = list(elements)
         elements[content[-1]] = replace(last, flags=last.flags + ("truncated",))
         src = replace(src, flags=src.flags + ("truncated",))
