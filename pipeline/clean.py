@@ -22,50 +22,58 @@ _UNDERSCORE = re.compile(r"(?<![\w_])_([^_\n]+?)_(?![\w_])")
 _SPACES = re.compile(r"[ \t]{2,}")
 _SENTENCE_END = re.compile(r"[.!?:\"”’')\]]\s*$")
 
-# Words too short or too common to be caught by frequency alone.
-_SHORT = frozenset("a an as at be by do if in is it no of on or so to up we".split())
+# Short words that follow a glued word ("blockedas", "typein").
+_SHORT = frozenset("an as at by if in is it of on or to".split())
+_PREFIXES = frozenset("anti co de dis mis multi non over pre re sub un under".split())
+_SUFFIXES = frozenset("able ably ally ed er est ful fully ing ity ize less ly ment ness ous ship".split())
 
 
 @lru_cache(maxsize=1)
-def base_vocabulary() -> Counter[str]:
-    """Word counts of the bundled Comprehensive Rules, shipped with the package."""
+def base_vocabulary() -> frozenset[str]:
+    """Words of the bundled Comprehensive Rules, shipped with the package."""
     data = resources.files("pipeline").joinpath("data/vocabulary.txt").read_text("utf-8")
-    counts: Counter[str] = Counter()
-    for line in data.splitlines():
-        if line and not line.startswith("#"):
-            word, _, n = line.partition(" ")
-            counts[word] = int(n or 1)
-    return counts
+    return frozenset(line.split()[0] for line in data.splitlines() if line and not line.startswith("#"))
 
 
 @dataclass(frozen=True, slots=True)
 class Vocabulary:
-    """Known words and how often the corpus uses them."""
+    """Known words: every word of an official document, or one the corpus repeats.
 
+    Glued words are scraping damage, so they never occur in an official
+    Comprehensive Rules document; game terms (``deathtouch``, ``landwalk``) do.
+    """
+
+    official: frozenset[str]
     counts: Counter[str]
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str]) -> Vocabulary:
-        counts = Counter(base_vocabulary())
-        for text in texts:
+    def build(cls, official: Iterable[str], other: Iterable[str] = ()) -> Vocabulary:
+        words = set(base_vocabulary())
+        counts: Counter[str] = Counter()
+        for text in official:
+            words.update(w.lower() for w in _WORD.findall(text))
+        for text in other:
             counts.update(w.lower() for w in _WORD.findall(text))
-        return cls(counts)
+        return cls(frozenset(words), counts)
 
     def known(self, word: str) -> bool:
-        return word in _SHORT or self.counts.get(word, 0) >= 2
+        return word in _SHORT or word in self.official or self.counts.get(word, 0) >= 3
 
     def split(self, word: str) -> tuple[str, str] | None:
-        """The most likely two known words that ``word`` glues together, if any."""
+        """The two known words that ``word`` glues together, if there is one way.
+
+        The first half is a word of three letters or more and not a prefix
+        (``non``, ``re``); the second is not a suffix (``able``, ``less``).
+        """
         if self.known(word):
             return None
-        best: tuple[int, str, str] | None = None
-        for i in range(2, len(word) - 1):
-            a, b = word[:i], word[i:]
-            if self.known(a) and self.known(b) and len(a) + len(b) >= 6:
-                score = min(self.counts.get(a, 50), self.counts.get(b, 50))
-                if best is None or score > best[0]:
-                    best = (score, a, b)
-        return (best[1], best[2]) if best else None
+        found = [
+            (word[:i], word[i:])
+            for i in range(3, len(word) - 1)
+            if word[:i] not in _PREFIXES and word[i:] not in _SUFFIXES
+            and self.known(word[:i]) and self.known(word[i:])
+        ]
+        return found[0] if len(found) == 1 else None
 
 
 def strip_markup(text: str, vocab: Vocabulary | None = None) -> str:
@@ -89,7 +97,7 @@ def collapse_spaces(text: str, vocab: Vocabulary | None = None) -> str:
 def split_glued(text: str, vocab: Vocabulary | None = None) -> str:
     """Split words a scraper glued together, when both halves are corpus words.
 
-    >>> v = Vocabulary.from_texts(["ability ability based based about about Auras Auras"])
+    >>> v = Vocabulary.build(["that ability based about Auras"])
     >>> split_glued("that abilitybased aboutAuras", v)
     'that ability based about Auras'
     """

@@ -139,7 +139,11 @@ def build(raw: Path, settings: Settings = Settings(), progress: Callable[[str], 
         progress(f"read {len(results)} sources")
     sources = [s for s, _ in results]
     per_source = noise.classify([els for _, els in results])
-    vocab = clean.Vocabulary.from_texts(el.body for els in per_source for el in els if el.kind != "noise")
+    official = {s.source_id for s in sources if s.format == "cr_document"}
+    vocab = clean.Vocabulary.build(
+        (el.body for els in per_source for el in els if el.source_id in official),
+        (el.body for els in per_source for el in els if el.source_id not in official and el.kind != "noise"),
+    )
     cleaned = []
     for i, els in enumerate(per_source):
         sources[i], els = flag_truncation(sources[i], clean.clean(els, vocab))
