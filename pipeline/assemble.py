@@ -147,9 +147,20 @@ def _block(st: _State, lines: Iterable[Line], kind: str, **kw: object) -> None:
     )
 
 
+def _join(st: _State, lines: Iterable[Line]) -> str:
+    """Join lines: a hard-wrapped line joins the next with a space, others with a newline."""
+    out = ""
+    for ln in lines:
+        if out:
+            out += " " if st.wrap and _wraps(prev, st.wrap) else "\n"
+        out += ln.text.strip()
+        prev = ln.text
+    return out
+
+
 def _glossary(st: _State, para: Paragraph) -> None:
     term = para[0].text.strip()
-    definition = "\n".join(ln.text.strip() for ln in para[1:])
+    definition = _join(st, para[1:])
     _block(st, para, "glossary", term=term)
     st.out[-1] = replace(st.out[-1], body=definition)
 

@@ -35,6 +35,18 @@ def base_vocabulary() -> frozenset[str]:
     return frozenset(line.split()[0] for line in data.splitlines() if line and not line.startswith("#"))
 
 
+def word_counts(texts: Iterable[str]) -> Counter[str]:
+    """Lower-cased word counts of ``texts``.
+
+    >>> word_counts(["Untap the untap step"])["untap"]
+    2
+    """
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(w.lower() for w in _WORD.findall(text))
+    return counts
+
+
 @dataclass(frozen=True, slots=True)
 class Vocabulary:
     """Known words: every word of an official document, or one the corpus repeats.
@@ -48,13 +60,7 @@ class Vocabulary:
 
     @classmethod
     def build(cls, official: Iterable[str], other: Iterable[str] = ()) -> Vocabulary:
-        words = set(base_vocabulary())
-        counts: Counter[str] = Counter()
-        for text in official:
-            words.update(w.lower() for w in _WORD.findall(text))
-        for text in other:
-            counts.update(w.lower() for w in _WORD.findall(text))
-        return cls(frozenset(words), counts)
+        return cls(base_vocabulary() | word_counts(official).keys(), word_counts(other))
 
     def known(self, word: str) -> bool:
         return word in _SHORT or word in self.official or self.counts.get(word, 0) >= 3

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from pipeline import emit
+from pipeline.clean import word_counts
 from pipeline.run import Settings, build
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED = 0, 1, 2, 3
@@ -54,3 +55,19 @@ def ingest(raw: Path, out: Path, jobs: int | None, max_file_bytes: int, max_line
         for name, n in counts.items():
             click.echo(f"  {out / name}: {n} rows")
     raise SystemExit(EXIT_QUARANTINED if bad else EXIT_OK)
+
+
+@main.command()
+@click.argument("raw", type=click.Path(path_type=Path, exists=True, file_okay=False), default=Path("raw"))
+def vocabulary(raw: Path) -> None:
+    """Print the word counts of the official CR documents under RAW.
+
+    The output is the base vocabulary shipped as pipeline/data/vocabulary.txt.
+    """
+    corpus = build(raw)
+    official = {s.source_id for s in corpus.sources if s.format == "cr_document"}
+    counts = word_counts(el.text for el in corpus.elements if el.source_id in official)
+    click.echo("# Words of the bundled Comprehensive Rules with their counts:")
+    click.echo("# the base vocabulary for splitting glued words. Rebuild: make vocabulary")
+    for word, n in sorted(counts.items()):
+        click.echo(f"{word} {n}")

@@ -1,0 +1,147 @@
+"""The bundled data end to end: counts a reader can check against raw/."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pipeline.decode import decode
+from tests.conftest import RAW
+
+SEEDS = sorted(RAW.glob("0*.txt"))
+VERSIONS = sorted(RAW.glob("cr-*.txt"))
+
+# An independent count of rule lines: a number with a part after the dot, or a
+# three-digit number followed by a sentence; not a title; not the wrapped tail
+# of the line before (hard-wrapped 2003 text).
+_NUMBERED = re.compile(r"^\s*(\d{3}(?:\.(?: ?\d+[a-z]{0,2}|[a-z]))?)\.?(\s+|(?=[A-Z\"“]))(.*)$")
+
+
+def count_rule_lines(text: str) -> Counter[str]:
+    lines = text.split("\n")
+    found: Counter[str] = Counter()
+    for i, line in enumerate(lines):
+        m = _NUMBERED.match(line)
+        if not m:
+            continue
+        prev = lines[i - 1] if i else ""
+        if prev.strip() and prev.endswith((" ", "-", "\u2014")):
+            continue
+        number, rest = m.group(1), re.sub(r"\.{4,}\s*\d+$", "", m.group(3).strip())
+        is_title = len(rest) <= 70 and not rest.rstrip("”\"’)").endswith((".", ":", ";", ","))
+        has_sub = bool(re.search(r"\.\s?\d|\.[a-z]", number))
+        if has_sub and (not is_title or re.search(r"[a-z]$", number)) or (not has_sub and not is_title and rest):
+            found[number] += 1
+    return found
+
+
+@pytest.mark.parametrize("path", VERSIONS + SEEDS, ids=lambda p: p.stem)
+def test_rule_count_matches_independent_count(path: Path, table) -> None:  # type: ignore[no-untyped-def]
+    expected = count_rule_lines(decode(path.read_bytes()).text)
+    elements = table("elements")
+    rules = elements[(elements.source_id == path.stem) & (elements.kind == "rule")]
+    assert Counter(rules.number_as_written) == expected
+
+
+def test_every_source_ingested_and_covered(bundled, table) -> None:  # type: ignore[no-untyped-def]
+    corpus, _ = bundled
+    assert {s.source_id: s.status for s in corpus.sources} == {p.stem: "ok" for p in SEEDS + VERSIONS}
+    elements = table("elements")
+    for path in SEEDS + VERSIONS:
+        text = decode(path.read_bytes()).text
+        nonblank = [i for i, ln in enumerate(text.split("\n"), 1) if ln.strip(" \t\f\v")]
+        rows = elements[elements.source_id == path.stem]
+        covered = Counter(
+            n for a, b in zip(rows.line_start.astype(int), rows.line_end.astype(int), strict=True)
+            for n in range(a, b + 1)
+        )
+        assert [n for n in nonblank if covered[n] != 1] == [], path.stem
+        assert set(covered) - set(nonblank) <= set(range(1, len(text.split("\n")) + 1))
+
+
+def test_seed_counts(table) -> None:  # type: ignore[no-untyped-def]
+    qa = table("qa")
+    assert len(qa[qa.source_id.isin(["000_eb8496d4591d3274", "004_b7cb264e5db48bfb"])]) == 69
+    noise = table("noise")
+    assert Counter(noise.noise_kind)["epigraph"] == 20
+    assert Counter(noise.noise_kind)["vim_filler"] == 8
+    assert set(noise[noise.noise_kind == "epigraph"].text.str[:29]) == {"And so people say to me, \"How"}
+
+
+def test_multi_paragraph_answer_is_one_qa(table) -> None:  # type: ignore[no-untyped-def]
+    qa = table("qa").set_index("qa_id")
+    row = qa.loc["004_b7cb264e5db48bfb:L13"]
+    assert (row.line_start, row.line_end) == ("13", "14")
+    assert row.answer.endswith("See the Main FAQ entry on Levelers for a full explanation.")
+
+
+def test_numbers_exactly_as_written(table) -> None:  # type: ignore[no-untyped-def]
+    e = table("elements").set_index("element_id")
+    assert e.loc["001_a2791e0f90a089aa:L15", ["number_as_written", "text"]].tolist() == [
+        "702.2b", "A creature with toughness greater than 0 that’s been dealt damage by a source with "
+        "deathtouch since the last time state-based actions were checked is destroyed as a state-based "
+        "action. See rule 704.",
+    ]
+    assert "number_repaired" in e.loc["001_a2791e0f90a089aa:L15", "flags"]
+    assert e.loc["002_92f1751b72fc2fc6:L27", ["kind", "number_as_written", "text"]].tolist() == [
+        "section", "502.32", "Entwine",
+    ]
+    assert e.loc["cr-2009-07-11:L2576", ["kind", "number_as_written"]].tolist() == ["rule", "702. 37a"]
+    assert e.loc["cr-2026-08-07:L5556", "number_as_written"] == "704.5aa"
+
+
+EXPECTED_DATES = {
+    "cr-1999-11-01": "1999-11-01", "cr-2003-10-01": "2003-10-01", "cr-2004-10-01": "2004-10-01",
+    "cr-2006-10-01": "2006-10-01", "cr-2007-05-01": "2007-05-01", "cr-2009-07-11": "2009-07-11",
+    "cr-2011-06-17": "2011-06-17", "cr-2013-05-01": "2013-05-01", "cr-2016-08-26": "2016-08-26",
+    "cr-2019-05-03": "2019-05-03", "cr-2021-04-22": "2021-04-22", "cr-2024-09-20": "2024-09-20",
+    "cr-2026-08-07": "2026-08-07",
+}
+
+
+def test_effective_dates(table) -> None:  # type: ignore[no-untyped-def]
+    sources = table("sources").set_index("source_id")
+    assert sources.loc[list(EXPECTED_DATES), "effective_date"].to_dict() == EXPECTED_DATES
+    assert set(sources.loc[[p.stem for p in SEEDS], "effective_date"]) == {""}
+
+
+_SEE_RULE = re.compile(r"See rule ([57]0[12]\.\d+), [\"“](.+?)[.,]?[\"”]")
+
+
+@pytest.mark.parametrize("version", [p.stem for p in VERSIONS])
+def test_glossary_keyword_sections(version: str, table) -> None:  # type: ignore[no-untyped-def]
+    glossary = table("glossary")
+    entries = glossary[glossary.source_id == version]
+    named = {m.group(1): m.group(2) for text in entries.text for m in _SEE_RULE.finditer(text)}
+    assert named, "every bundled version's glossary names keyword sections"
+    elements = table("elements")
+    sections = elements[(elements.source_id == version) & (elements.kind == "section")]
+    titles: dict[str, set[str]] = {}
+    for number, title in zip(sections.number_as_written, sections.text, strict=True):
+        titles.setdefault(number.replace(" ", ""), set()).add(title.casefold())
+    wrong = {n: (k, titles.get(n)) for n, k in named.items() if k.casefold() not in titles.get(n, set())}
+    assert wrong == {}
+
+
+def test_encodings_recorded(table) -> None:  # type: ignore[no-untyped-def]
+    sources = table("sources").set_index("source_id")
+    got = sources.loc[[p.stem for p in VERSIONS], ["encoding", "newline"]].apply(tuple, axis=1).to_dict()
+    assert got == {
+        "cr-1999-11-01": ("ascii", "LF"),
+        "cr-2003-10-01": ("cp1252", "CRLF"),
+        "cr-2004-10-01": ("ascii", "mixed(CRLF=2975,CR=1)"),
+        "cr-2006-10-01": ("mac_roman", "CR"),
+        "cr-2007-05-01": ("cp437", "CRLF"),
+        "cr-2009-07-11": ("ascii", "CRLF"),
+        "cr-2011-06-17": ("ascii", "CRLF"),
+        "cr-2013-05-01": ("utf-16-be+bom", "CRLF"),
+        "cr-2016-08-26": ("utf-16-le+bom", "CRLF"),
+        "cr-2019-05-03": ("utf-8-sig", "mixed(CRLF=12,CR=7077)"),
+        "cr-2021-04-22": ("utf-8-sig", "CRLF"),
+        "cr-2024-09-20": ("utf-8-sig", "LF"),
+        "cr-2026-08-07": ("utf-8-sig", "LF"),
+    }
+    assert "El-Hajjâj" in sources.loc["cr-2006-10-01", "encoding_evidence"]
