@@ -72,7 +72,7 @@ def wrap_width(paragraphs: list[Paragraph]) -> int:
     """
     lines = [ln for p in paragraphs for ln in p]
     trailing = sum(1 for ln in lines if ln.text.endswith(" "))
-    if len(lines) < 20 or trailing < 0.3 * len(lines):
+    if len(lines) < 5 or trailing < 0.3 * len(lines):
         return 0
     return sorted(len(ln.text) for ln in lines)[int(len(lines) * 0.9)]
 
@@ -109,7 +109,7 @@ def assemble(source_id: str, paragraphs: list[Paragraph]) -> list[Element]:
 def _paragraph(st: _State, para: Paragraph) -> None:
     first = para[0]
     heading = first.text.strip().lower()
-    if st.region in ("front", "toc") and first.kind in ("CHAPTER", "SECTION", "DOTTED"):
+    if st.region in ("front", "toc") and first.kind in ("CHAPTER", "SECTION", "RULE", "DOTTED"):
         key = toc_key(first.text)
         if st.region == "toc" and key in st.toc_keys:
             st.region = "body"

@@ -37,7 +37,7 @@ def classify(sources: Sequence[list[Element]]) -> list[list[Element]]:
     out = []
     for elements in sources:
         marked = [
-            replace(el, kind="noise", noise_kind="epigraph", continues=0)
+            replace(el, kind="noise", noise_kind="epigraph", continues=0, parent_line=0)
             if el.kind == "prose" and _key(el.body) in repeated
             else el
             for el in elements

@@ -1,0 +1,84 @@
+"""Invariants over arbitrary input: nothing raises, the ledger is lossless, cleanup is idempotent."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipeline.assemble import assemble, iter_lines
+from pipeline.clean import FIXERS, Vocabulary, fix_and_explain
+from pipeline.decode import decode
+from pipeline.parse import parse
+from pipeline.run import Settings, read_source
+
+# Lines made of pieces that look like the real thing, so that every rule of the
+# grammar and the assembler is exercised, mixed with arbitrary text.
+_PIECES = st.sampled_from([
+    "702.41a", "702.41", "502.32.", "702. 37a", "704.5aa", "7.", "100.", "Q:", "A:", "Example:",
+    "EXAMPLE:", "Glossary", "Contents", "Credits", "Index", "Specific Questions", "Search", "~",
+    "=====", "Entwine", "These rules are effective as of July 11, 2009.", "Comprehensive Rules",
+    "....... 12", " ", "   ", "\t", ".", ",", "“", "”", "_", "A creature", "see rules 601.2e-g",
+])
+_LINE = st.lists(st.one_of(_PIECES, st.text(max_size=12)), max_size=6).map("".join)
+_DOC = st.lists(_LINE, max_size=40).map(lambda lines: "\n".join(lines))
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+
+
+def _check_ledger(text: str) -> None:
+    text = _NEWLINES.sub("\n", text)
+    elements = assemble("s", parse(text))
+    covered = Counter(iter_lines(elements))
+    lines = text.split("\n")
+    nonblank = {i for i, ln in enumerate(lines, 1) if ln.strip(" \t\f\v")}
+    assert {n for n in nonblank if covered[n] != 1} == set()
+    assert set(covered) <= set(range(1, len(lines) + 1))
+    for el in elements:
+        assert el.line_start <= el.line_end
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_DOC)
+def test_ledger_covers_every_nonblank_line_once(text: str) -> None:
+    _check_ledger(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_arbitrary_text_never_raises(text: str) -> None:
+    _check_ledger(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=2000))
+def test_arbitrary_bytes_decode(data: bytes) -> None:
+    try:
+        decoded = decode(data)
+    except ValueError:
+        return  # DecodeError: the caller quarantines the file
+    assert "\r" not in decoded.text
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=2000))
+def test_arbitrary_bytes_never_raise_in_a_run(tmp_path_factory, data: bytes) -> None:  # type: ignore[no-untyped-def]
+    raw = Path(tmp_path_factory.mktemp("raw"))
+    (raw / "x.txt").write_bytes(data)
+    src, elements = read_source(raw / "x.txt", raw, Settings(jobs=1))
+    assert src.status in ("ok", "quarantined")
+    assert src.status == "ok" or src.error.startswith("x.txt: ")
+
+
+_VOCAB = Vocabulary.build(["ability based about Auras blocked preclude that type card with time"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_DOC)
+def test_cleanup_is_idempotent(text: str) -> None:
+    once, _ = fix_and_explain(text, _VOCAB)
+    twice, flags = fix_and_explain(once, _VOCAB)
+    assert twice == once
+    assert not set(flags) & {name for name, _ in FIXERS}
