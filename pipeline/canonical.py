@@ -1,18 +1,16 @@
-"""Map elements to the reference numbering (CONTRACT.md, "Reference numbering").
+"""The reference numbering (CONTRACT.md, "Reference numbering") and its vocabulary.
 
 The reference is the newest whole Comprehensive Rules document in the run.
-Its own numbers are canonical as written (spaces and trailing dots removed).
-Elsewhere a section is aligned by its title; a rule inside an aligned section
-by its wording.
+Its own numbers are canonical as written (spaces and trailing dots removed);
+``pipeline.align`` maps every other source onto it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from pipeline.dedupe import normalise_number
-from pipeline.records import Element, Source
+from pipeline.records import Source
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +23,7 @@ class Mapping:
     canonical_number: str
     method: str
     score: float
+    reason: str = ""
 
 
 def reference(sources: Sequence[Source]) -> Source | None:
@@ -35,26 +34,6 @@ def reference(sources: Sequence[Source]) -> Source | None:
 
 def title_key(title: str) -> str:
     return " ".join(title.replace("_", "").split()).casefold()
-
-
-@dataclass
-class Reference:
-    """The reference's sections by title and rules by section and wording."""
-
-    by_title: dict[str, str]
-    by_text: dict[tuple[str, str], str]
-
-    @classmethod
-    def build(cls, elements: Sequence[Element]) -> Reference:
-        by_title: dict[str, str] = {}
-        by_text: dict[tuple[str, str], str] = {}
-        for el in elements:
-            number = normalise_number(el.number_as_written)
-            if el.kind == "section" and "." in number:
-                by_title.setdefault(title_key(el.text), number)
-            elif el.kind == "rule":
-                by_text.setdefault((section_of(number), el.text), number)
-        return cls(by_title, by_text)
 
 
 def section_of(number: str) -> str:
@@ -68,37 +47,3 @@ def section_of(number: str) -> str:
     if tail and tail[-1].isalpha() and digits:
         return f"{head}.{digits}"
     return head
-
-
-def assign(
-    elements: Sequence[Element], is_reference: bool, ref: Reference | None
-) -> tuple[list[Element], list[Mapping]]:
-    """Canonical numbers for one source's elements and its renumber-map rows."""
-    out: list[Element] = []
-    rows: dict[tuple[str, str], Mapping] = {}
-    section_map: dict[int, str] = {}
-    for el in elements:
-        number = normalise_number(el.number_as_written)
-        canonical, method, score = "", "unmapped", 0.0
-        if el.kind not in ("section", "rule", "chapter"):
-            out.append(el)
-            continue
-        if is_reference:
-            canonical, method, score = number, "same", 1.0
-        elif ref is not None and el.kind == "section":
-            hit = ref.by_title.get(title_key(el.text))
-            if hit:
-                canonical, method, score = hit, "same" if hit == number else "title", 1.0
-            section_map[el.line_start] = hit or ""
-        elif ref is not None and el.kind == "rule":
-            mapped_section = section_map.get(el.parent_line) or section_of(number)
-            hit = ref.by_text.get((mapped_section, el.text))
-            if hit:
-                canonical, method, score = hit, "same" if hit == number else "text", 1.0
-        out.append(replace(el, canonical_number=canonical))
-        if el.kind == "chapter":
-            continue
-        title = el.text if el.kind == "section" else ""
-        key = (number, title if not number else "")
-        rows.setdefault(key, Mapping(el.source_id, el.number_as_written, title, canonical, method, score))
-    return out, list(rows.values())

@@ -37,8 +37,11 @@ COLUMNS: dict[str, list[str]] = {
     ],
     "sections": ["number", "title", "chapter", "rules", "qa", "sources"],
     "rules": ["number", "section", "text", "variants", "sources"],
-    "renumber_map": ["source_id", "number_as_written", "title", "canonical_number", "method", "score"],
-    "qa": ["qa_id", "section", "question", "answer", "source_id", "line_start", "line_end", "duplicate_of"],
+    "renumber_map": ["source_id", "number_as_written", "title", "canonical_number", "method", "score", "reason"],
+    "qa": [
+        "qa_id", "section", "question", "answer", "source_id", "line_start", "line_end", "duplicate_of",
+        "section_as_written",
+    ],
     "xrefs": ["element_id", "target_as_written", "target_canonical"],
     "glossary": ["term", "text", "source_id", "duplicate_of", "element_id", "line_start"],
     "rule_history": [
@@ -129,16 +132,19 @@ def _number_key(number: str) -> tuple[int, int, str]:
     return (int(head or 0), int(digits or -1), tail.lstrip("0123456789"))
 
 
-def _qa_sections(elements: Sequence[Element]) -> dict[str, str]:
-    """Each QA's section: that of the rule or section it follows, canonical if known."""
-    out: dict[str, str] = {}
-    current = ""
+def _qa_sections(elements: Sequence[Element], rule_section: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Each QA's section (canonical, as written): that of the rule or section it follows."""
+    out: dict[str, tuple[str, str]] = {}
+    current = ("", "")
     for el in elements:
-        if el.kind in ("rule", "section") and el.number_as_written:
-            number = el.canonical_number or normalise_number(el.number_as_written)
-            current = section_of(number) if el.kind == "rule" else number
-        elif el.kind in ("chapter",) or (el.kind == "section" and not el.number_as_written):
-            current = el.canonical_number
+        if el.kind in ("rule", "section"):
+            written = normalise_number(el.number_as_written)
+            if el.kind == "rule":
+                current = (rule_section.get(el.canonical_number, ""), section_of(written))
+            else:
+                current = (el.canonical_number, written)
+        elif el.kind == "chapter":
+            current = ("", "")
         elif el.kind == "qa":
             out[el.element_id] = current
     return out
@@ -147,7 +153,12 @@ def _qa_sections(elements: Sequence[Element]) -> dict[str, str]:
 def tables(corpus: Corpus) -> dict[str, list[dict[str, Any]]]:
     els = corpus.elements
     ref = [el for el in els if el.source_id == corpus.reference]
-    qa_section = _qa_sections(els)
+    ref_lines = {el.line_start: el.canonical_number for el in ref if el.kind == "section"}
+    rule_section = {
+        el.canonical_number: ref_lines.get(el.parent_line, section_of(el.canonical_number))
+        for el in ref if el.kind == "rule"
+    }
+    qa_section = _qa_sections(els, rule_section)
     mapped_sources: dict[str, set[str]] = defaultdict(set)
     texts: dict[str, set[str]] = defaultdict(set)
     for el in els:
@@ -157,13 +168,13 @@ def tables(corpus: Corpus) -> dict[str, list[dict[str, Any]]]:
             if el.kind == "rule":
                 texts[el.canonical_number].add(el.text)
     qa_count: dict[str, int] = defaultdict(int)
-    for sec in qa_section.values():
+    for sec, _ in qa_section.values():
         qa_count[sec] += 1
     rule_count: dict[str, int] = defaultdict(int)
     rules = []
     for el in ref:
         if el.kind == "rule" and not el.duplicate_of.startswith(el.source_id + ":"):
-            sec = section_of(el.canonical_number)
+            sec = rule_section[el.canonical_number]
             rule_count[sec] += 1
             rules.append({
                 "number": el.canonical_number, "section": sec, "text": el.text,
@@ -193,13 +204,14 @@ def tables(corpus: Corpus) -> dict[str, list[dict[str, Any]]]:
         "rules": rules,
         "renumber_map": [
             {"source_id": m.source_id, "number_as_written": m.number_as_written, "title": m.title,
-             "canonical_number": m.canonical_number, "method": m.method, "score": m.score}
+             "canonical_number": m.canonical_number, "method": m.method, "score": m.score, "reason": m.reason}
             for m in corpus.mappings
         ],
         "qa": [
-            {"qa_id": el.element_id, "section": qa_section.get(el.element_id, ""), "question": el.question,
+            {"qa_id": el.element_id, "section": qa_section[el.element_id][0], "question": el.question,
              "answer": el.answer, "source_id": el.source_id, "line_start": el.line_start,
-             "line_end": el.line_end, "duplicate_of": el.duplicate_of}
+             "line_end": el.line_end, "duplicate_of": el.duplicate_of,
+             "section_as_written": qa_section[el.element_id][1]}
             for el in els if el.kind == "qa"
         ],
         "xrefs": xref_rows,

@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pipeline import canonical, clean, dedupe, describe, noise
+from pipeline import align, canonical, clean, dedupe, describe, noise
 from pipeline.assemble import assemble
 from pipeline.decode import DecodeError, decode
 from pipeline.parse import ParseError, parse
@@ -152,13 +152,12 @@ def build(raw: Path, settings: Settings = Settings(), progress: Callable[[str], 
         cleaned.append(els)
     ref_source = canonical.reference(sources)
     ref = None
-    if ref_source:
-        ref_index = sources.index(ref_source)
-        ref = canonical.Reference.build(cleaned[ref_index])
+    if ref_source is not None:
+        ref = align.RefIndex.build(cleaned[sources.index(ref_source)])
     elements: list[Element] = []
     mappings: list[canonical.Mapping] = []
     for src, els in zip(sources, cleaned, strict=True):
-        mapped, rows = canonical.assign(els, ref_source is not None and src == ref_source, ref)
+        mapped, rows = align.align(els, ref, ref_source is not None and src == ref_source)
         elements.extend(mapped)
         mappings.extend(rows)
     elements = list(dedupe.dedupe(elements))

@@ -1,0 +1,324 @@
+"""Align every source to the reference numbering: sections by title, rules by wording.
+
+Cost stays near-linear: every rule is first looked up by the hash of its
+normalised wording; only what is left is fuzzy-matched (rapidfuzz), inside
+its aligned section, order-preserving. Unnumbered paragraphs are matched
+against the whole reference, so one pasted under the wrong heading still
+finds its own rule.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from difflib import SequenceMatcher
+
+from rapidfuzz import fuzz, process
+
+from pipeline.canonical import Mapping, section_of, title_key
+from pipeline.dedupe import normalise_number
+from pipeline.records import Element
+
+# A rule inside an aligned section maps when its wording is at least this similar.
+MIN_RULE_SCORE = 60.0
+# An unnumbered paragraph, or a rule whose section has no title, needs more.
+MIN_LOOSE_SCORE = 75.0
+
+_QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "_": ""})
+_NUMBERS = re.compile(r"\b\d{3}(?:\.\d{1,3}[a-z]{0,2})?\b")
+_SEE_RULE = re.compile(r"See rule (\d{3}\.\d+)")
+
+
+def match_text(text: str) -> str:
+    """Wording as compared across sources: case, quotes, dashes and spacing folded.
+
+    >>> match_text("“Entwine  [cost]” means")
+    '"entwine [cost]" means'
+    """
+    return " ".join(text.translate(_QUOTES).casefold().split())
+
+
+def masked(text: str) -> str:
+    """Wording with rule numbers masked, so a renumbered cross-reference is no edit."""
+    return _NUMBERS.sub("#", text)
+
+
+@dataclass
+class RefSection:
+    number: str
+    title: str
+    rules: list[tuple[str, str]] = field(default_factory=list)  # (number, match text)
+
+
+@dataclass
+class RefIndex:
+    """The reference document, indexed for alignment."""
+
+    sections: dict[str, RefSection]
+    by_title: dict[str, list[str]]
+    aliases: dict[str, str]
+    glossary: dict[str, str]
+    by_hash: dict[str, list[str]]
+    rule_numbers: list[str]
+    rule_texts: list[str]
+    chapters: dict[str, str]
+
+    @classmethod
+    def build(cls, elements: Sequence[Element]) -> RefIndex:
+        sections: dict[str, RefSection] = {}
+        by_title: dict[str, list[str]] = defaultdict(list)
+        by_hash: dict[str, list[str]] = defaultdict(list)
+        chapters: dict[str, str] = {}
+        numbers, texts = [], []
+        aliases: dict[str, str] = {}
+        glossary: dict[str, str] = {}
+        line_to_section: dict[int, str] = {}
+        for el in elements:
+            number = normalise_number(el.number_as_written)
+            if el.kind == "chapter":
+                chapters[title_key(el.text)] = number
+            elif el.kind == "section":
+                sections.setdefault(number, RefSection(number, el.text))
+                by_title[title_key(el.text)].append(number)
+                line_to_section[el.line_start] = number
+            elif el.kind == "rule":
+                text = match_text(el.text)
+                sec = line_to_section.get(el.parent_line, section_of(number))
+                sections.setdefault(sec, RefSection(sec, "")).rules.append((number, text))
+                by_hash[text].append(number)
+                numbers.append(number)
+                texts.append(text)
+            elif el.kind == "glossary":
+                glossary[title_key(el.term)] = el.text
+                if el.term.endswith("(Obsolete)"):
+                    m = _SEE_RULE.search(el.text)
+                    if m:
+                        aliases[title_key(el.term.removesuffix("(Obsolete)"))] = m.group(1)
+        return cls(sections, dict(by_title), aliases, glossary, dict(by_hash), numbers, texts, chapters)
+
+
+@dataclass
+class _Group:
+    """A source section (or, without a heading, the rules sharing a number prefix)."""
+
+    head: Element | None
+    number: str
+    rules: list[Element] = field(default_factory=list)
+
+
+def _groups(elements: Sequence[Element]) -> list[_Group]:
+    groups: dict[object, _Group] = {}
+    order: list[_Group] = []
+    for el in elements:
+        if el.kind == "section":
+            g = _Group(el, normalise_number(el.number_as_written))
+            groups[el.line_start] = g
+            order.append(g)
+        elif el.kind == "rule":
+            number = normalise_number(el.number_as_written)
+            key: object = el.parent_line if el.parent_line in groups else ("virtual", section_of(number))
+            if key not in groups:
+                groups[key] = _Group(None, section_of(number))
+                order.append(groups[key])
+            groups[key].rules.append(el)
+    return order
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    canonical: str
+    method: str
+    score: float
+    reason: str = ""
+
+
+def _section_match(group: _Group, ref: RefIndex) -> Match:
+    """Find the reference section of a source section: by title, alias, then wording."""
+    if group.head is not None and group.head.text:
+        key = title_key(group.head.text)
+        candidates = ref.by_title.get(key, [])
+        if key in ref.aliases:
+            candidates = [ref.aliases[key]]
+        if len(candidates) == 1:
+            hit = candidates[0]
+            return Match(hit, "same" if hit == group.number else "title", 100.0)
+        if candidates:
+            # A title many sections share ("General"): the wording decides.
+            by_words = _vote(group.rules, ref, set(candidates))
+            if by_words:
+                return replace(by_words, method="same" if by_words.canonical == group.number else "title")
+    by_words = _vote(group.rules, ref)
+    if by_words:
+        return by_words
+    if group.head is not None and group.head.text:
+        note = ref.glossary.get(title_key(group.head.text))
+        reason = f"no reference section titled {group.head.text!r}"
+        return Match("", "unmapped", 0.0, reason + (f"; reference glossary: {note}" if note else ""))
+    return Match("", "unmapped", 0.0, "no reference rule has this wording")
+
+
+def _vote(rules: Sequence[Element], ref: RefIndex, among: set[str] | None = None) -> Match | None:
+    """The reference section most of these rules' wordings belong to."""
+    votes: Counter[str] = Counter()
+    scores: dict[str, list[float]] = defaultdict(list)
+    for el in rules[:8]:
+        number, score = best_rule(el.text, ref)
+        sec = _section_of_rule(number, ref) if number else ""
+        if sec and (among is None or sec in among):
+            votes[sec] += 1
+            scores[sec].append(score)
+    if not votes:
+        return None
+    sec, _ = votes.most_common(1)[0]
+    return Match(sec, "text", round(sum(scores[sec]) / len(scores[sec]), 1))
+
+
+def _section_of_rule(number: str, ref: RefIndex) -> str:
+    for sec in (section_of(number), number.rsplit(".", 1)[0]):
+        if sec in ref.sections:
+            return sec
+    return section_of(number)
+
+
+def best_rule(text: str, ref: RefIndex, within: str = "") -> tuple[str, float]:
+    """The reference rule closest to ``text``: exact wording first, then fuzzy.
+
+    With ``within``, a match in that section wins a tie against the rest.
+    """
+    key = match_text(text)
+    exact = ref.by_hash.get(key)
+    if exact:
+        local = [n for n in exact if within and _section_of_rule(n, ref) == within]
+        return (local or exact)[0], 100.0
+    if len(key) < 12:
+        return "", 0.0
+    # A cheap scorer shortlists; the weighted one (tolerant of a cut or an
+    # appended sentence) decides among the few left.
+    shortlist = process.extract(key, ref.rule_texts, scorer=fuzz.ratio, limit=5, score_cutoff=50)
+    rescored = [(fuzz.WRatio(key, text2), -index) for text2, _, index in shortlist]
+    if not rescored or max(rescored)[0] < MIN_LOOSE_SCORE:
+        return "", 0.0
+    score, neg_index = max(rescored)
+    best = ref.rule_numbers[-neg_index]
+    if within and within in ref.sections:
+        for number, text2 in ref.sections[within].rules:
+            if fuzz.WRatio(key, text2) >= score:
+                return number, round(fuzz.WRatio(key, text2), 1)
+    return best, round(score, 1)
+
+
+def align_rules(rules: Sequence[Element], target: RefSection) -> dict[int, tuple[str, str, float]]:
+    """Order-preserving alignment of a section's rules to the reference section's.
+
+    Returns line_start -> (canonical number, method, score). Identical wordings
+    are anchors (found by hashing, as difflib does); only the runs between
+    anchors are fuzzy-matched, keeping the best monotonic pairing.
+    """
+    src = [match_text(el.text) for el in rules]
+    dst = [t for _, t in target.rules]
+    pairs: list[tuple[int, int, float]] = []
+    i0 = j0 = 0
+    for block in SequenceMatcher(None, src, dst, autojunk=False).get_matching_blocks():
+        pairs += _fuzzy_run(src, dst, range(i0, block.a), range(j0, block.b))
+        pairs += [(block.a + k, block.b + k, 100.0) for k in range(block.size)]
+        i0, j0 = block.a + block.size, block.b + block.size
+    out: dict[int, tuple[str, str, float]] = {}
+    for i, j, score in pairs:
+        number = target.rules[j][0]
+        same = normalise_number(rules[i].number_as_written) == number
+        out[rules[i].line_start] = (number, "same" if same else "text", round(score, 1))
+    return out
+
+
+def _fuzzy_run(src: list[str], dst: list[str], rows: range, cols: range) -> list[tuple[int, int, float]]:
+    """Best monotonic pairing of two short runs by similarity (dynamic programming)."""
+    if not rows or not cols:
+        return []
+    sim = {
+        (i, j): s
+        for i in rows for j in cols
+        if (s := fuzz.WRatio(masked(src[i]), masked(dst[j]))) >= MIN_RULE_SCORE
+    }
+    if not sim:
+        return []
+    best: dict[tuple[int, int], float] = {}
+    for i in reversed(rows):
+        for j in reversed(cols):
+            take = sim.get((i, j), 0.0)
+            if take:
+                take += best.get((i + 1, j + 1), 0.0)
+            best[i, j] = max(best.get((i + 1, j), 0.0), best.get((i, j + 1), 0.0), take)
+    out = []
+    i, j = rows.start, cols.start
+    while i < rows.stop and j < cols.stop:
+        here = best[i, j]
+        if here == 0.0:
+            break
+        if (i, j) in sim and here == sim[i, j] + best.get((i + 1, j + 1), 0.0):
+            out.append((i, j, sim[i, j]))
+            i, j = i + 1, j + 1
+        elif here == best.get((i + 1, j), 0.0):
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def align(elements: Sequence[Element], ref: RefIndex | None, is_reference: bool) -> tuple[list[Element], list[Mapping]]:
+    """Canonical numbers for one source's elements, and its ``renumber_map`` rows."""
+    rows: list[Mapping] = []
+    if is_reference or ref is None:
+        out = []
+        for el in elements:
+            if el.kind in ("chapter", "section", "rule") and el.number_as_written:
+                number = normalise_number(el.number_as_written) if is_reference else ""
+                method = "same" if is_reference else "unmapped"
+                reason = "" if is_reference else "no reference document in the run"
+                rows.append(Mapping(el.source_id, el.number_as_written, el.text if el.kind == "section" else "",
+                                    number, method, 100.0 if is_reference else 0.0, reason))
+                el = replace(el, canonical_number=number)
+            out.append(el)
+        return out, _unique(rows)
+    assigned: dict[int, tuple[str, str, float, str]] = {}
+    for group in _groups(elements):
+        match = _section_match(group, ref)
+        if group.head is not None:
+            assigned[group.head.line_start] = (match.canonical, match.method, match.score, match.reason)
+        target = ref.sections.get(match.canonical)
+        aligned = align_rules(group.rules, target) if target is not None else {}
+        for el in group.rules:
+            if el.line_start in aligned:
+                number, method, score = aligned[el.line_start]
+                assigned[el.line_start] = (number, method, score, "")
+            elif normalise_number(el.number_as_written) == match.canonical and match.canonical:
+                assigned[el.line_start] = (match.canonical, match.method, match.score, "")
+            else:
+                number, score = best_rule(el.text, ref, match.canonical) if not target else ("", 0.0)
+                why = f"no rule of {match.canonical} has this wording" if target else match.reason
+                assigned[el.line_start] = (number, "text", score, "") if number else ("", "unmapped", 0.0, why)
+    out = []
+    for el in elements:
+        if el.kind == "chapter":
+            number = ref.chapters.get(title_key(el.text), "")
+            el = replace(el, canonical_number=number)
+        elif el.kind == "prose":
+            within = assigned.get(el.parent_line, ("",))[0] if el.parent_line else ""
+            number, score = best_rule(el.text, ref, within)
+            el = replace(el, canonical_number=number)
+        elif el.line_start in assigned:
+            number, method, score, reason = assigned[el.line_start]
+            title = el.text if el.kind == "section" else ""
+            rows.append(Mapping(el.source_id, el.number_as_written, title, number, method, score, reason))
+            el = replace(el, canonical_number=number)
+        out.append(el)
+    return out, _unique(rows)
+
+
+def _unique(rows: list[Mapping]) -> list[Mapping]:
+    """One row per number as written (or per title, for unnumbered sections)."""
+    seen: dict[tuple[str, str], Mapping] = {}
+    for row in rows:
+        seen.setdefault((row.number_as_written, row.title if not row.number_as_written else ""), row)
+    return list(seen.values())
