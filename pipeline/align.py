@@ -25,6 +25,8 @@ from pipeline.records import Element
 MIN_RULE_SCORE = 60.0
 # An unnumbered paragraph, or a rule whose section has no title, needs more.
 MIN_LOOSE_SCORE = 75.0
+# A section found by its rules' wording (its title being unknown) needs more still.
+MIN_VOTE_SCORE = 80.0
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "_": ""})
 _NUMBERS = re.compile(r"\b\d{3}(?:\.\d{1,3}[a-z]{0,2})?\b")
@@ -171,8 +173,13 @@ def _vote(rules: Sequence[Element], ref: RefIndex, among: set[str] | None = None
             scores[sec].append(score)
     if not votes:
         return None
-    sec, _ = votes.most_common(1)[0]
-    return Match(sec, "text", round(sum(scores[sec]) / len(scores[sec]), 1))
+    sec, count = votes.most_common(1)[0]
+    mean = sum(scores[sec]) / count
+    # Most of the rules must agree, and closely: a section that shares a few
+    # phrases with another is not that section.
+    if count * 2 < min(len(rules), 8) or mean < MIN_VOTE_SCORE:
+        return None
+    return Match(sec, "text", round(mean, 1))
 
 
 def _section_of_rule(number: str, ref: RefIndex) -> str:
@@ -322,3 +329,34 @@ def _unique(rows: list[Mapping]) -> list[Mapping]:
     for row in rows:
         seen.setdefault((row.number_as_written, row.title if not row.number_as_written else ""), row)
     return list(seen.values())
+
+
+def numbering_versions(
+    elements: Sequence[Element], versions: Sequence[str], eras: dict[str, str] | None = None
+) -> dict[str, str]:
+    """For each source, the whole CR document whose numbering its own agrees with most.
+
+    A dump without a date shares its numbers with the release it was scraped
+    from: ``702.40a`` for Entwine is the 2011-2013 numbering. The answer dates
+    the dump in ``rule_history.csv`` and maps the cross-references it makes to
+    rules it does not itself contain. A source with no numbers of its own gets
+    the newest release of the wording era it shows (``eras``: source -> era).
+    """
+    pairs: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for el in elements:
+        if el.kind in ("rule", "section") and el.canonical_number and el.number_as_written:
+            pairs[el.source_id].add((normalise_number(el.number_as_written), el.canonical_number))
+    out: dict[str, str] = {}
+    for sid, own in pairs.items():
+        if sid in versions:
+            out[sid] = sid
+            continue
+        agree = [(len(own & pairs[v]), i, v) for i, v in enumerate(versions)]
+        best = max(agree, default=(0, 0, ""))
+        if best[0]:
+            out[sid] = best[2]
+    for sid, era in (eras or {}).items():
+        same_era = [v for v in versions if eras and eras.get(v) == era]
+        if sid not in out and era and same_era:
+            out[sid] = same_era[-1]
+    return out

@@ -13,6 +13,7 @@ import click
 
 from pipeline import emit
 from pipeline.clean import word_counts
+from pipeline.trace import TraceError, trace
 from pipeline.run import Settings, build
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED = 0, 1, 2, 3
@@ -71,3 +72,17 @@ def vocabulary(raw: Path) -> None:
     click.echo("# the base vocabulary for splitting glued words. Rebuild: make vocabulary")
     for word, n in sorted(counts.items()):
         click.echo(f"{word} {n}")
+
+
+@main.command("trace")
+@click.argument("number")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
+              show_default=True, help="Folder of a published run.")
+def trace_command(number: str, out: Path) -> None:
+    """Print the history of rule NUMBER (current numbering): each version, its
+    number then, and how its wording changed, as a word diff."""
+    try:
+        for line in trace(out, number):
+            click.echo(line)
+    except (TraceError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from exc

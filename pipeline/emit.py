@@ -7,7 +7,6 @@ is written with ``\\n`` line ends in a stable order.
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from pipeline import xrefs
+from pipeline.align import masked, match_text
 from pipeline.canonical import section_of
 from pipeline.dedupe import normalise_number
 from pipeline.records import Element, Source
@@ -32,7 +32,7 @@ COLUMNS: dict[str, list[str]] = {
     ],
     "sources": [
         "source_id", "path", "sha256", "bytes", "encoding", "newline", "format",
-        "effective_date", "era", "lines", "status", "error", "encoding_evidence", "flags",
+        "effective_date", "era", "lines", "status", "error", "encoding_evidence", "numbering_like", "flags",
         *[f"lines_{k}" for k in KINDS],
     ],
     "sections": ["number", "title", "chapter", "rules", "qa", "sources"],
@@ -42,7 +42,7 @@ COLUMNS: dict[str, list[str]] = {
         "qa_id", "section", "question", "answer", "source_id", "line_start", "line_end", "duplicate_of",
         "section_as_written",
     ],
-    "xrefs": ["element_id", "target_as_written", "target_canonical"],
+    "xrefs": ["element_id", "target_as_written", "target_canonical", "target"],
     "glossary": ["term", "text", "source_id", "duplicate_of", "element_id", "line_start"],
     "rule_history": [
         "canonical_number", "source_id", "effective_date", "number_as_written", "change", "text",
@@ -51,7 +51,6 @@ COLUMNS: dict[str, list[str]] = {
 }
 COLUMNS["noise"] = COLUMNS["elements"]
 
-_XREF_MASK = re.compile(r"\b\d{3}(?:\.\d{1,3}[a-z]{0,2})?\b")
 
 
 def write_csv(path: Path, columns: list[str], rows: Iterable[dict[str, Any]]) -> int:
@@ -76,16 +75,27 @@ def source_row(src: Source) -> dict[str, Any]:
         "encoding": src.encoding, "newline": src.newline, "format": src.format,
         "effective_date": src.effective_date, "era": src.era, "lines": src.lines,
         "status": src.status, "error": src.error, "encoding_evidence": src.evidence,
+        "numbering_like": src.numbering_like,
         "flags": ";".join(src.flags),
     }
     row.update({f"lines_{k}": src.line_counts.get(k, 0) for k in KINDS})
     return row
 
 
-def _source_order(sources: Sequence[Source]) -> dict[str, tuple[str, str]]:
-    """Date order of sources: stated date, else the start of the wording era."""
-    era_start = {"pre-2009": "2009-07-10", "2009-2018": "2018-04-26", "2018-2021": "2021-04-15", "2021+": "9999"}
-    return {s.source_id: (s.effective_date or era_start.get(s.era, "9999"), s.source_id) for s in sources}
+def _source_order(sources: Sequence[Source]) -> dict[str, tuple[str, int, str]]:
+    """Date order of sources: the stated date, else just after the release whose
+    numbering the source shares, else the start of the era its wording shows."""
+    era_start = {"pre-2009": "1999", "2009-2018": "2009-07-11", "2018-2021": "2018-04-27", "2021+": "2021-04-16"}
+    dates = {s.source_id: s.effective_date for s in sources}
+    order = {}
+    for s in sources:
+        if s.effective_date:
+            order[s.source_id] = (s.effective_date, 0, s.source_id)
+        elif s.numbering_like in dates:
+            order[s.source_id] = (dates[s.numbering_like], 1, s.source_id)
+        else:
+            order[s.source_id] = (era_start.get(s.era, "9999"), 1, s.source_id)
+    return order
 
 
 def history(corpus: Corpus) -> list[dict[str, Any]]:
@@ -107,7 +117,7 @@ def history(corpus: Corpus) -> list[dict[str, Any]]:
                 change = "added"
             elif normalise_number(el.number_as_written) != normalise_number(prev.number_as_written):
                 change = "moved"
-            elif _XREF_MASK.sub("#", el.text) != _XREF_MASK.sub("#", prev.text):
+            elif masked(match_text(el.text)) != masked(match_text(prev.text)):
                 change = "edited"
             else:
                 change = "unchanged"
@@ -189,14 +199,23 @@ def tables(corpus: Corpus) -> dict[str, list[dict[str, Any]]]:
         }
         for el in ref if el.kind == "section" and el.canonical_number
     ]
-    per_source_map = {(m.source_id, normalise_number(m.number_as_written)): m.canonical_number for m in corpus.mappings}
+    per_source_map = {
+        (m.source_id, normalise_number(m.number_as_written)): m.canonical_number
+        for m in corpus.mappings if m.number_as_written
+    }
+    like = {s.source_id: s.numbering_like for s in corpus.sources}
     xref_rows = []
     for el in els:
-        if el.kind in ("rule", "example", "qa", "glossary", "prose") and el.kind != "noise":
+        if el.kind in ("rule", "example", "qa", "glossary", "prose"):
             body = el.answer if el.kind == "qa" else el.text
             for written, target in xrefs.find(body):
-                mapped = per_source_map.get((el.source_id, target), "")
-                xref_rows.append({"element_id": el.element_id, "target_as_written": written, "target_canonical": mapped})
+                mapped = per_source_map.get((el.source_id, target)) or per_source_map.get(
+                    (like.get(el.source_id, ""), target), ""
+                )
+                xref_rows.append({
+                    "element_id": el.element_id, "target_as_written": written,
+                    "target_canonical": mapped, "target": target,
+                })
     return {
         "elements": [element_row(el) for el in els],
         "sources": [source_row(s) for s in corpus.sources],

@@ -58,5 +58,6 @@ class Source:
     status: str = "ok"
     error: str = ""
     evidence: str = ""
+    numbering_like: str = ""
     flags: tuple[str, ...] = ()
     line_counts: dict[str, int] = field(default_factory=dict)

@@ -160,6 +160,13 @@ def build(raw: Path, settings: Settings = Settings(), progress: Callable[[str], 
         mapped, rows = align.align(els, ref, ref_source is not None and src == ref_source)
         elements.extend(mapped)
         mappings.extend(rows)
+    versions = sorted(
+        (s for s in sources if s.format == "cr_document" and s.status == "ok"),
+        key=lambda s: (s.effective_date, s.source_id),
+    )
+    eras = {s.source_id: s.era for s in sources if s.status == "ok"}
+    like = align.numbering_versions(elements, [s.source_id for s in versions], eras)
+    sources = [replace(s, numbering_like=like.get(s.source_id, "")) for s in sources]
     elements = list(dedupe.dedupe(elements))
     if progress:
         progress(f"{len(elements)} elements")

@@ -1,0 +1,188 @@
+"""Renumbering: every source mapped to the reference numbering, and each rule's history."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from rapidfuzz import fuzz
+
+from pipeline.cli import main
+from pipeline.dedupe import dedupe
+from pipeline.records import Element
+from tests.conftest import RAW
+from tests.test_bundled import GLOSSARY_ERRATA
+
+VERSIONS = sorted(p.stem for p in RAW.glob("cr-*.txt"))
+REFERENCE = "cr-2026-08-07"
+_SEE_RULE = re.compile(r"\brule ([57]0[12]\.\d+), [\"“](.+?)[.,]?[\"”]")
+
+
+def _keywords(glossary, source_id: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """keyword (case-folded) -> section number, as the glossary of ``source_id`` names them."""
+    rows = glossary[glossary.source_id == source_id]
+    return {m.group(2).casefold(): m.group(1) for text in rows.text for m in _SEE_RULE.finditer(text)}
+
+
+# Keywords folded into another section of the reference (checked by hand).
+MERGED = {"bands with other": "702.22"}  # now 702.22b, a special form of Banding
+
+
+def _reference_sections(elements) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """Title (case-folded) -> number of the reference's keyword sections."""
+    rows = elements[(elements.source_id == REFERENCE) & (elements.kind == "section")]
+    return {t.casefold(): n for t, n in zip(rows.text, rows.canonical_number, strict=True) if "." in n}
+
+
+def _renamed(glossary) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """Obsolete keyword -> reference section, from the reference glossary ("Totem Armor (Obsolete)")."""
+    rows = glossary[(glossary.source_id == REFERENCE) & glossary.term.str.endswith("(Obsolete)")]
+    out = {}
+    for term, text in zip(rows.term, rows.text, strict=True):
+        m = re.search(r"See rule (\d{3}\.\d+)", text)
+        if m:
+            out[term.removesuffix("(Obsolete)").strip().casefold()] = m.group(1)
+    return out
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_glossary_keywords_map_to_the_reference_section(version: str, table) -> None:  # type: ignore[no-untyped-def]
+    glossary = table("glossary")
+    reference = _reference_sections(table("elements")) | _renamed(glossary) | MERGED
+    rmap = table("renumber_map")
+    rows = rmap[rmap.source_id == version]
+    mapped = {n.replace(" ", "").rstrip("."): c for n, c in zip(rows.number_as_written, rows.canonical_number, strict=True)}
+    named = _keywords(glossary, version)
+    for (v, keyword), _ in GLOSSARY_ERRATA.items():
+        if v == version:  # the release's glossary gives a wrong number; use the section's own
+            titled = rows[rows.title.str.casefold() == keyword]
+            named[keyword] = titled.number_as_written.iloc[0].rstrip(".")
+    wrong = {}
+    for keyword, number in named.items():
+        expected = reference.get(keyword, "")
+        if mapped.get(number, "<missing>") != expected:
+            wrong[keyword] = (number, mapped.get(number, "<missing>"), expected)
+    assert wrong == {}
+
+
+def test_removed_keyword_is_unmapped_with_its_reason(table) -> None:  # type: ignore[no-untyped-def]
+    rmap = table("renumber_map")
+    row = rmap[(rmap.source_id == "cr-2007-05-01") & (rmap.title == "Imprint")].iloc[0]
+    assert (row.canonical_number, row.method) == ("", "unmapped")
+    assert "ability word" in row.reason
+
+
+# Rules of the seeds that no longer exist in the reference (checked by hand
+# against cr-2026-08-07): they must stay unmapped, everything else must map.
+REMOVED = {
+    ("002_92f1751b72fc2fc6", "502.34"),   # Imprint: an ability word since 2009
+    ("002_92f1751b72fc2fc6", "502.34a"),
+    ("002_92f1751b72fc2fc6", "502.34b"),
+    ("002_92f1751b72fc2fc6", "502.31b"),  # affinity reduces only generic mana: dropped
+    ("004_b7cb264e5db48bfb", "701.24c"),  # proliferate's old kind-of-counter rule: dropped
+}
+
+
+def test_seed_rules_map_and_their_wording_matches(table, capsys) -> None:  # type: ignore[no-untyped-def]
+    elements = table("elements")
+    seeds = elements[elements.source_id.str.match(r"^00\d_") & elements.kind.isin(["rule", "section"])]
+    unmapped = {(s, n) for s, n, c in zip(seeds.source_id, seeds.number_as_written, seeds.canonical_number,
+                                           strict=True) if not c}
+    assert unmapped == REMOVED
+    ref = elements[(elements.source_id == REFERENCE) & (elements.kind == "rule")].set_index("canonical_number")
+    rules = seeds[(seeds.kind == "rule") & (seeds.canonical_number != "")]
+    scores = sorted(
+        (fuzz.WRatio(text, ref.loc[c, "text"]), s, n, c)
+        for s, n, c, text in zip(rules.source_id, rules.number_as_written, rules.canonical_number, rules.text,
+                                 strict=True)
+    )
+    with capsys.disabled():
+        print("\nweakest seed matches:", *(f"{s}:{n}->{c} {x:.0f}" for x, s, n, c in scores[:5]), sep="\n  ")
+    assert scores[0][0] >= 60
+
+
+EXPECTED_MOVES = {
+    "702.42a": ["502.32a", "702.39a", "702.40a", "702.41a", "702.42a"],  # Entwine
+    "702.47a": ["502.40a", "702.44a", "702.45a", "702.46a", "702.47a"],  # Splice
+    "702.89a": ["702.87a", "702.88a", "702.89a"],                        # Totem armor, now Umbra armor
+}
+
+
+@pytest.mark.parametrize("number", sorted(EXPECTED_MOVES))
+def test_history_shows_every_renumbering(number: str, table) -> None:  # type: ignore[no-untyped-def]
+    history = table("rule_history")
+    rows = history[(history.canonical_number == number) & history.source_id.isin(VERSIONS)]
+    numbers = list(dict.fromkeys(rows.number_as_written))
+    assert numbers == EXPECTED_MOVES[number]
+    changes = dict(zip(rows.source_id, rows.change, strict=True))
+    assert [changes[v] for v in rows.source_id if changes[v] == "added"] == ["added"]
+    dates = rows.effective_date.tolist()
+    assert dates == sorted(dates)
+
+
+def test_umbra_armor_renaming_is_an_edit(table) -> None:  # type: ignore[no-untyped-def]
+    history = table("rule_history")
+    row = history[(history.canonical_number == "702.89a") & (history.source_id == "cr-2024-09-20")].iloc[0]
+    assert row.change == "edited"
+
+
+def test_renumbered_cross_reference_alone_is_no_edit(table) -> None:  # type: ignore[no-untyped-def]
+    history = table("rule_history")
+    rows = history[history.canonical_number == "702.42b"].set_index("source_id")
+    # 2011 -> 2013: same wording, same number.
+    assert rows.loc["cr-2013-05-01", "change"] == "unchanged"
+
+
+def test_paragraph_under_the_wrong_heading_maps_to_its_own_rule(table) -> None:  # type: ignore[no-untyped-def]
+    e = table("elements").set_index("element_id")
+    assert e.loc["003_cae9f8b12e336c00:L21", "parent_id"] == "003_cae9f8b12e336c00:L11"  # under "Double Strike"
+    assert e.loc["003_cae9f8b12e336c00:L23", "canonical_number"] == "702.7b"  # First Strike's rule
+    assert e.loc["003_cae9f8b12e336c00:L15", "canonical_number"] == "702.4b"  # Double Strike's own
+
+
+def test_qa_sections_are_canonical(table) -> None:  # type: ignore[no-untyped-def]
+    qa = table("qa").set_index("qa_id")
+    assert qa.loc["000_eb8496d4591d3274:L4", ["section", "section_as_written"]].tolist() == ["702.42", "702.40"]
+
+
+def test_xref_ranges_expand_and_map(table) -> None:  # type: ignore[no-untyped-def]
+    x = table("xrefs")
+    rows = x[x.element_id == "000_eb8496d4591d3274:L1"]
+    assert rows[["target_as_written", "target", "target_canonical"]].values.tolist() == [
+        ["700.2", "700.2", "700.2"],
+        ["601.2b", "601.2b", "601.2b"],
+        ["601.2e-g", "601.2e", "601.2f"],
+        ["601.2e-g", "601.2f", "601.2g"],
+        ["601.2e-g", "601.2g", "601.2h"],
+    ]
+
+
+def test_trace_prints_each_version_and_a_word_diff(bundled) -> None:  # type: ignore[no-untyped-def]
+    _, out = bundled
+    result = CliRunner().invoke(main, ["trace", "702.89a", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "Rule 702.89a: 8 versions"
+    assert any("cr-2021-04-22" in ln and "702.89a" in ln and "moved" in ln for ln in lines)
+    assert "[-Totem-] {+Umbra+} armor is a static ability" in result.output
+
+
+def test_trace_unknown_number(bundled) -> None:  # type: ignore[no-untyped-def]
+    _, out = bundled
+    result = CliRunner().invoke(main, ["trace", "999.9z", "--out", str(out)])
+    assert result.exit_code == 1
+    assert "999.9z is not a rule of the reference numbering" in result.output
+
+
+def _el(sid: str, line: int, text: str, number: str = "702.1a", kind: str = "rule") -> Element:
+    return Element(sid, line, line, kind, text, text=text, number_as_written=number)
+
+
+def test_dedupe_folds_quote_style_and_spacing_but_not_numbers() -> None:
+    a = _el("a", 1, "“Entwine [cost]” means  “You may choose all modes.”")
+    b = _el("b", 5, '"Entwine [cost]" means "You may choose all modes."')
+    c = _el("c", 9, '"Entwine [cost]" means "You may choose all modes."', number="702.2a")
+    out = list(dedupe([a, b, c]))
+    assert [e.duplicate_of for e in out] == ["", "a:L1", ""]
