@@ -16,7 +16,7 @@ def word_diff(old: str, new: str) -> str:
     """Inline word diff, ``[-removed-]{+added+}`` as ``git diff --word-diff`` shows it.
 
     >>> word_diff("Play this ability only", "Activate this ability only")
-    '[-Play-]{+Activate+} this ability only'
+    '[-Play-] {+Activate+} this ability only'
     """
     a, b = old.split(), new.split()
     out: list[str] = []
