@@ -1,22 +1,31 @@
 """The command line: a thin click shell over the library.
 
 Exit codes: 0 every source ingested, 3 finished with quarantined sources,
-1 failed (nothing written), 2 usage error.
+1 failed (nothing published), 2 usage error, 75 another run holds the output.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
 
-from pipeline import emit
 from pipeline.clean import word_counts
+from pipeline.database import search as search_db
+from pipeline.job import run_job
+from pipeline.package import InvalidOutput
+from pipeline.publish import Busy
 from pipeline.trace import TraceError, trace
 from pipeline.run import Settings, build
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
+
+EXIT_CODES = """Exit codes: 0 all sources ingested; 3 finished, some sources quarantined (see
+sources.csv); 1 failed, nothing published; 2 usage error; 75 another run is
+writing the same output folder (try again later)."""
 
 
 @click.group(help=__doc__)
@@ -24,38 +33,79 @@ def main() -> None:
     pass
 
 
-@main.command(epilog="Exit codes: 0 all sources ok, 3 some quarantined, 1 failed, 2 usage error.")
+class _Bar:
+    """A progress bar on a terminal; silent under cron, in tests and with -q."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar: Any = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            self.bar = click.progressbar(length=total, label=f"{stage:<8}", file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.bar.pos)
+        if done >= total:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+@main.command(epilog=EXIT_CODES)
 @click.option("--raw", type=click.Path(path_type=Path, file_okay=False), default=Path("raw"),
               show_default=True, help="Folder of raw dumps (read recursively).")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
-              show_default=True, help="Folder the tables are written to.")
+              show_default=True, help="Folder the dataset is published to (replaced whole).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Parallel parser processes [default: number of cores].")
+@click.option("--full", is_flag=True, help="Ignore the cache and the unchanged-input shortcut; rebuild all.")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Parse cache [default: .cache/ beside OUT].")
 @click.option("--max-file-bytes", type=click.IntRange(min=1), default=Settings().max_file_bytes,
               show_default=True, help="Larger files are quarantined.")
 @click.option("--max-line-chars", type=click.IntRange(min=1), default=Settings().max_line_chars,
               show_default=True, help="Files with a longer line are quarantined.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only problems.")
-def ingest(raw: Path, out: Path, jobs: int | None, max_file_bytes: int, max_line_chars: int, quiet: bool) -> None:
-    """Ingest every file under RAW and write the contract's tables to OUT."""
+@click.option("-q", "--quiet", is_flag=True, help="Print only problems (for cron).")
+@click.option("-v", "--verbose", is_flag=True, help="Print per-stage counts.")
+def ingest(
+    raw: Path, out: Path, jobs: int | None, full: bool, cache_dir: Path | None, max_file_bytes: int,
+    max_line_chars: int, quiet: bool, verbose: bool,
+) -> None:
+    """Ingest every file under RAW and publish the dataset to OUT."""
     if not raw.is_dir():
         raise click.UsageError(f"--raw {raw}: no such folder")
     settings = replace(Settings(), max_file_bytes=max_file_bytes, max_line_chars=max_line_chars)
     if jobs:
         settings = replace(settings, jobs=jobs)
+    cache = cache_dir if cache_dir is not None else out.parent / ".cache" / out.name
+    bar = _Bar(not quiet and sys.stderr.isatty())
     try:
-        corpus = build(raw, settings)
-        counts = emit.write(corpus, out)
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {out}: {exc}") from exc
-    bad = [s for s in corpus.sources if s.status != "ok"]
-    for src in bad:
-        click.echo(f"quarantined: {src.error}", err=True)
+        result = run_job(raw, out, settings, full=full, cache_dir=cache, progress=bar)
+    except Busy as exc:
+        click.echo(f"Error: {exc}", err=True)
+        raise SystemExit(EXIT_BUSY) from None
+    except (OSError, InvalidOutput) as exc:
+        where = getattr(exc, "filename", None) or out
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        click.echo(f"Error: nothing published, {out} is unchanged: {where}: {reason}", err=True)
+        raise SystemExit(EXIT_FAILED) from None
+    for problem in result.quarantined:
+        click.echo(f"quarantined: {problem}", err=True)
+    report = result.report
+    stages = report["stages"]
     if not quiet:
-        click.echo(f"{len(corpus.sources)} sources ({len(bad)} quarantined), reference {corpus.reference or '-'}")
-        for name, n in counts.items():
-            click.echo(f"  {out / name}: {n} rows")
-    raise SystemExit(EXIT_QUARANTINED if bad else EXIT_OK)
+        verb = "unchanged" if result.status == "unchanged" else "published"
+        click.echo(
+            f"{verb} {out}: {stages['sources']} sources ({stages['sources_parsed']} parsed, "
+            f"{stages['sources_quarantined']} quarantined), reference {report['reference'] or '-'}"
+        )
+    if verbose:
+        for key, value in stages.items():
+            click.echo(f"  {key}: {value}")
+        for item in report["outputs"]:
+            click.echo(f"  {item['file']}: {item['rows'] if item['rows'] is not None else '-'} rows")
+    raise SystemExit(EXIT_QUARANTINED if result.quarantined else EXIT_OK)
 
 
 @main.command()
@@ -86,3 +136,21 @@ def trace_command(number: str, out: Path) -> None:
             click.echo(line)
     except (TraceError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+@main.command("search")
+@click.argument("query")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
+              show_default=True, help="Folder of a published run.")
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+def search_command(query: str, out: Path, limit: int) -> None:
+    """Full-text search of rules (by current number), glossary and Q&A."""
+    path = out / "rules.sqlite"
+    if not path.exists():
+        raise click.ClickException(f"{path} not found: run `python -m pipeline ingest` first")
+    hits = search_db(path, query, limit)
+    if not hits:
+        click.echo(f"no match for {query!r}")
+    for hit in hits:
+        label = {"rule": hit.number, "glossary": f"glossary: {hit.title}", "qa": f"Q&A ({hit.number or '-'})"}
+        click.echo(f"{label[hit.kind]:<14} {hit.snippet}" + (f"  [{hit.source_id}]" if hit.kind != "rule" else ""))

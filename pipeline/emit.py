@@ -20,41 +20,14 @@ from pipeline.canonical import section_of
 from pipeline.dedupe import normalise_number
 from pipeline.records import Element, Source
 from pipeline.run import Corpus
+from pipeline.tables import KINDS, TABLES
 
 SCHEMA_VERSION = "1.0"
-KINDS = ("chapter", "section", "rule", "example", "glossary", "qa", "prose", "front_matter", "noise")
-
-COLUMNS: dict[str, list[str]] = {
-    "elements": [
-        "element_id", "source_id", "line_start", "line_end", "kind", "number_as_written",
-        "canonical_number", "parent_id", "text_raw", "text", "duplicate_of", "noise_kind",
-        "question", "answer", "term", "flags",
-    ],
-    "sources": [
-        "source_id", "path", "sha256", "bytes", "encoding", "newline", "format",
-        "effective_date", "era", "lines", "status", "error", "encoding_evidence", "numbering_like", "flags",
-        *[f"lines_{k}" for k in KINDS],
-    ],
-    "sections": ["number", "title", "chapter", "rules", "qa", "sources"],
-    "rules": ["number", "section", "text", "variants", "sources"],
-    "renumber_map": ["source_id", "number_as_written", "title", "canonical_number", "method", "score", "reason"],
-    "qa": [
-        "qa_id", "section", "question", "answer", "source_id", "line_start", "line_end", "duplicate_of",
-        "section_as_written",
-    ],
-    "xrefs": ["element_id", "target_as_written", "target_canonical", "target"],
-    "glossary": ["term", "text", "source_id", "duplicate_of", "element_id", "line_start"],
-    "rule_history": [
-        "canonical_number", "source_id", "effective_date", "number_as_written", "change", "text",
-    ],
-    "noise": [],
-}
-COLUMNS["noise"] = COLUMNS["elements"]
+COLUMNS: dict[str, tuple[str, ...]] = {t.name: t.columns for t in TABLES}
 
 
-
-def write_csv(path: Path, columns: list[str], rows: Iterable[dict[str, Any]]) -> int:
-    frame = pd.DataFrame(list(rows), columns=columns)
+def write_csv(path: Path, columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> int:
+    frame = pd.DataFrame(list(rows), columns=list(columns))
     frame.to_csv(path, index=False, lineterminator="\n", encoding="utf-8")
     return len(frame)
 

@@ -11,15 +11,20 @@ import hashlib
 import os
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pipeline import align, canonical, clean, dedupe, describe, noise
 from pipeline.assemble import assemble
+from pipeline.cache import SourceCache
 from pipeline.decode import DecodeError, decode
 from pipeline.parse import ParseError, parse
 from pipeline.records import Element, Source
+
+
+# progress(stage, done, total): called as work advances, for a progress bar.
+Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +35,10 @@ class Settings:
     max_line_chars: int = 1_000_000
     jobs: int = os.cpu_count() or 1
 
+    def limits(self) -> tuple[int, int]:
+        """The settings that change what a source parses to (not how fast)."""
+        return (self.max_file_bytes, self.max_line_chars)
+
 
 @dataclass
 class Corpus:
@@ -39,6 +48,7 @@ class Corpus:
     elements: list[Element]
     mappings: list[canonical.Mapping] = field(default_factory=list)
     reference: str = ""
+    parsed: int = 0
 
 
 class Quarantine(Exception):
@@ -58,21 +68,31 @@ def source_id(path: Path) -> str:
     return path.name.rsplit(".", 1)[0] if "." in path.name[1:] else path.name
 
 
-def read_source(path: Path, raw: Path, settings: Settings) -> tuple[Source, list[Element]]:
-    """Stage one for a single file; never raises, a bad file comes back quarantined."""
+def read_source(
+    path: Path, raw: Path, settings: Settings, cache: SourceCache | None = None
+) -> tuple[Source, list[Element], bool]:
+    """Stage one for a single file: (source, elements, parsed?). Never raises: a bad
+    file comes back quarantined with its reason."""
     rel = path.relative_to(raw).as_posix()
     sid = source_id(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return Source(sid, rel, "", 0, status="quarantined", error=f"{rel}: cannot read: {exc.strerror}"), []
+        reason = exc.strerror or type(exc).__name__
+        return Source(sid, rel, "", 0, status="quarantined", error=f"{rel}: cannot read: {reason}"), [], False
     base = Source(sid, rel, hashlib.sha256(data).hexdigest(), len(data))
+    key = cache.key(base.sha256, rel, settings.limits()) if cache else ""
+    if cache:
+        hit = cache.get(key)
+        if hit is not None:
+            return hit[0], hit[1], False
     try:
-        return _ingest(base, data, settings)
-    except Quarantine as exc:
-        return replace(base, status="quarantined", error=f"{rel}: {exc}"), []
-    except (DecodeError, ParseError) as exc:
-        return replace(base, status="quarantined", error=f"{rel}: {exc}"), []
+        src, elements = _ingest(base, data, settings)
+    except (Quarantine, DecodeError, ParseError) as exc:
+        src, elements = replace(base, status="quarantined", error=f"{rel}: {exc}"), []
+    if cache:
+        cache.put(key, (src, elements))
+    return src, elements, True
 
 
 def _ingest(base: Source, data: bytes, settings: Settings) -> tuple[Source, list[Element]]:
@@ -105,11 +125,24 @@ def _ingest(base: Source, data: bytes, settings: Settings) -> tuple[Source, list
     return src, elements
 
 
-def _read_all(paths: Sequence[Path], raw: Path, settings: Settings) -> list[tuple[Source, list[Element]]]:
+def _read_all(
+    paths: Sequence[Path], raw: Path, settings: Settings, cache: SourceCache | None,
+    progress: Progress | None,
+) -> list[tuple[Source, list[Element], bool]]:
+    args = [(p, raw, settings, cache) for p in paths]
     if settings.jobs <= 1 or len(paths) < 2:
-        return [read_source(p, raw, settings) for p in paths]
+        results = []
+        for a in args:
+            results.append(read_source(*a))
+            if progress:
+                progress("read", len(results), len(paths))
+        return results
     with ProcessPoolExecutor(max_workers=settings.jobs) as pool:
-        return list(pool.map(read_source, paths, [raw] * len(paths), [settings] * len(paths), chunksize=1))
+        futures = [pool.submit(read_source, *a) for a in args]
+        for done, _ in enumerate(as_completed(futures), 1):
+            if progress:
+                progress("read", done, len(paths))
+        return [f.result() for f in futures]
 
 
 def flag_truncation(src: Source, elements: list[Element]) -> tuple[Source, list[Element]]:
@@ -131,14 +164,15 @@ def flag_truncation(src: Source, elements: list[Element]) -> tuple[Source, list[
     return src, elements
 
 
-def build(raw: Path, settings: Settings = Settings(), progress: Callable[[str], None] | None = None) -> Corpus:
+def build(
+    raw: Path, settings: Settings = Settings(), progress: Progress | None = None,
+    cache: SourceCache | None = None,
+) -> Corpus:
     """Run every stage on the files under ``raw``."""
     paths = discover(raw)
-    results = _read_all(paths, raw, settings)
-    if progress:
-        progress(f"read {len(results)} sources")
-    sources = [s for s, _ in results]
-    per_source = noise.classify([els for _, els in results])
+    results = _read_all(paths, raw, settings, cache, progress)
+    sources = [s for s, _, _ in results]
+    per_source = noise.classify([els for _, els, _ in results])
     official = {s.source_id for s in sources if s.format == "cr_document"}
     vocab = clean.Vocabulary.build(
         (el.body for els in per_source for el in els if el.source_id in official),
@@ -168,6 +202,5 @@ def build(raw: Path, settings: Settings = Settings(), progress: Callable[[str], 
     like = align.numbering_versions(elements, [s.source_id for s in versions], eras)
     sources = [replace(s, numbering_like=like.get(s.source_id, "")) for s in sources]
     elements = list(dedupe.dedupe(elements))
-    if progress:
-        progress(f"{len(elements)} elements")
-    return Corpus(sources, elements, mappings, ref_source.source_id if ref_source else "")
+    parsed = sum(1 for _, _, was_parsed in results if was_parsed)
+    return Corpus(sources, elements, mappings, ref_source.source_id if ref_source else "", parsed)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pipeline import emit
-from pipeline.run import Corpus, Settings, build
+from pipeline.job import run_job
+from pipeline.run import Corpus, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW = ROOT / "raw"
@@ -17,10 +17,11 @@ DATA = Path(__file__).resolve().parent / "data"
 
 @pytest.fixture(scope="session")
 def bundled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Corpus, Path]:
-    out = tmp_path_factory.mktemp("out")
-    corpus = build(RAW, Settings(jobs=2))
-    emit.write(corpus, out)
-    return corpus, out
+    """The bundled data built once, and published by the real job into a temp folder."""
+    out = tmp_path_factory.mktemp("published") / "out"
+    result = run_job(RAW, out, Settings(jobs=2), full=True)
+    assert result.corpus is not None
+    return result.corpus, out
 
 
 @pytest.fixture(scope="session")

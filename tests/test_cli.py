@@ -22,22 +22,25 @@ def small_raw(tmp_path: Path) -> Path:
     return raw
 
 
-@pytest.mark.parametrize("command", [[], ["ingest"], ["vocabulary"]])
+@pytest.mark.parametrize("command", [[], ["ingest"], ["vocabulary"], ["trace"], ["search"]])
 def test_help(command: list[str]) -> None:
     result = CliRunner().invoke(main, [*command, "--help"])
     assert result.exit_code == 0
     assert "Usage:" in result.output
+    if command == ["ingest"]:
+        assert "75 another run is" in result.output and "3 finished" in result.output
 
 
 def test_ingest_reads_subfolders_and_writes_every_table(small_raw: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = CliRunner().invoke(main, ["ingest", "--raw", str(small_raw), "--out", str(out), "--jobs", "1"])
     assert result.exit_code == 0, result.output
-    assert "2 sources (0 quarantined)" in result.output
+    assert "2 sources (2 parsed, 0 quarantined)" in result.output
     names = {p.name for p in out.iterdir()}
     assert names >= {
         "elements.csv", "sources.csv", "sections.csv", "rules.csv", "renumber_map.csv", "qa.csv",
-        "xrefs.csv", "glossary.csv", "rule_history.csv", "noise.csv", "rules.json",
+        "xrefs.csv", "glossary.csv", "rule_history.csv", "noise.csv", "rules.json", "rules.sqlite",
+        "datapackage.json", "rules.schema.json", "run.json", "changes.md",
     }
     sources = pd.read_csv(out / "sources.csv", dtype=str, keep_default_na=False)
     assert sources.path.tolist() == ["002_92f1751b72fc2fc6.txt", "faq/000_eb8496d4591d3274.txt"]

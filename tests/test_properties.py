@@ -67,7 +67,7 @@ def test_arbitrary_bytes_decode(data: bytes) -> None:
 def test_arbitrary_bytes_never_raise_in_a_run(tmp_path_factory, data: bytes) -> None:  # type: ignore[no-untyped-def]
     raw = Path(tmp_path_factory.mktemp("raw"))
     (raw / "x.txt").write_bytes(data)
-    src, elements = read_source(raw / "x.txt", raw, Settings(jobs=1))
+    src, elements, _ = read_source(raw / "x.txt", raw, Settings(jobs=1))
     assert src.status in ("ok", "quarantined")
     assert src.status == "ok" or src.error.startswith("x.txt: ")
 

@@ -1,0 +1,98 @@
+"""Self-description of ``out/``: a Frictionless Data Package and the rules.json schema.
+
+``datapackage.json`` lists every CSV with its field types, primary and foreign
+keys, byte size and sha256; ``rules.schema.json`` (JSON Schema 2020-12) ships
+in ``pipeline/data`` and is copied beside ``rules.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from pipeline import __version__
+from pipeline.tables import TABLES
+
+SCHEMA_NAME = "rules.schema.json"
+
+
+class InvalidOutput(ValueError):
+    """Output that fails its own schema: nothing is published."""
+
+
+@lru_cache(maxsize=1)
+def rules_schema() -> dict[str, Any]:
+    text = resources.files("pipeline").joinpath(f"data/{SCHEMA_NAME}").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    Draft202012Validator.check_schema(schema)
+    return schema
+
+
+def validate_rules_json(doc: dict[str, Any]) -> None:
+    """Raise InvalidOutput naming the first few violations of the schema."""
+    errors = sorted(Draft202012Validator(rules_schema()).iter_errors(doc), key=lambda e: list(e.path))
+    if errors:
+        detail = "; ".join(f"{'/'.join(map(str, e.path)) or '<root>'}: {e.message}" for e in errors[:3])
+        raise InvalidOutput(f"rules.json does not match {SCHEMA_NAME}: {detail}")
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def datapackage(out: Path) -> dict[str, Any]:
+    """The Data Package descriptor for the CSVs already written in ``out``."""
+    resources_ = []
+    for table in TABLES:
+        path = out / f"{table.name}.csv"
+        schema: dict[str, Any] = {
+            "fields": [{"name": c, "type": table.type_of(c)} for c in table.columns],
+            "missingValues": [""],
+        }
+        if table.primary_key:
+            schema["primaryKey"] = list(table.primary_key)
+        if table.foreign_keys:
+            schema["foreignKeys"] = [
+                {"fields": col, "reference": {"resource": "" if ref == table.name else ref, "fields": ref_col}}
+                for col, ref, ref_col in table.foreign_keys
+            ]
+        resources_.append({
+            "name": table.name,
+            "path": path.name,
+            "profile": "tabular-data-resource",
+            "description": table.description,
+            "format": "csv",
+            "mediatype": "text/csv",
+            "encoding": "utf-8",
+            "bytes": path.stat().st_size,
+            "hash": "sha256:" + sha256_of(path),
+            "dialect": {"delimiter": ",", "lineTerminator": "\n", "quoteChar": '"', "header": True},
+            "schema": schema,
+        })
+    return {
+        "profile": "tabular-data-package",
+        "name": "mtg-comprehensive-rules",
+        "title": "Magic: The Gathering Comprehensive Rules and FAQs, canonical",
+        "version": __version__,
+        "description": "Every rule of every ingested source mapped to the current numbering. "
+                       "See CONTRACT.md for the meaning of each column.",
+        "resources": resources_,
+    }
+
+
+def write(out: Path) -> None:
+    """Write ``datapackage.json`` and the rules.json schema into ``out``."""
+    (out / "datapackage.json").write_text(
+        json.dumps(datapackage(out), ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
+    (out / SCHEMA_NAME).write_text(json.dumps(rules_schema(), indent=1) + "\n", encoding="utf-8")

@@ -1,0 +1,180 @@
+"""Publishing: validated, self-describing, deterministic, atomic, incremental, one run at a time."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from frictionless import validate
+from jsonschema import Draft202012Validator
+
+from pipeline import emit, publish
+from pipeline.cli import main
+from tests.conftest import ROOT, RAW
+
+SMALL = ["000_eb8496d4591d3274.txt", "003_cae9f8b12e336c00.txt", "cr-2024-09-20.txt", "cr-2026-08-07.txt"]
+METADATA = {"run.json", "changes.md"}  # describe the run itself, so they differ run to run
+
+
+def _digests(out: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.iterdir()) if p.is_file()}
+
+
+@pytest.fixture
+def small_raw(tmp_path: Path) -> Path:
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    for name in SMALL:
+        shutil.copy(RAW / name, raw / name)
+    return raw
+
+
+def _ingest(raw: Path, out: Path, *extra: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["ingest", "--raw", str(raw), "--out", str(out), "--jobs", "1", *extra])
+    return result.exit_code, result.output
+
+
+def test_rules_json_validates_against_the_shipped_schema(bundled) -> None:  # type: ignore[no-untyped-def]
+    _, out = bundled
+    schema = json.loads((out / "rules.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    errors = list(Draft202012Validator(schema).iter_errors(json.loads((out / "rules.json").read_text("utf-8"))))
+    assert errors == []
+
+
+def test_datapackage_validates_with_frictionless(bundled) -> None:  # type: ignore[no-untyped-def]
+    _, out = bundled
+    report = validate(out / "datapackage.json")
+    assert report.valid, report.flatten(["type", "note"])[:5]
+    resources = json.loads((out / "datapackage.json").read_text("utf-8"))["resources"]
+    assert {r["name"] for r in resources} == {t for t in emit.COLUMNS}
+
+
+def test_frictionless_catches_a_broken_foreign_key(bundled, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _, out = bundled
+    broken = tmp_path / "broken"
+    shutil.copytree(out, broken)
+    lines = (broken / "sources.csv").read_text("utf-8").splitlines(keepends=True)
+    (broken / "sources.csv").write_text("".join(lines[:-1]), encoding="utf-8")  # drop the reference's row
+    descriptor = json.loads((broken / "datapackage.json").read_text("utf-8"))
+    for resource in descriptor["resources"]:
+        resource.pop("hash"), resource.pop("bytes")
+    (broken / "datapackage.json").write_text(json.dumps(descriptor), encoding="utf-8")
+    report = validate(broken / "datapackage.json")
+    assert not report.valid
+    assert "foreign-key" in {e[0] for e in report.flatten(["type"])}
+
+
+def test_run_json_reports_inputs_stages_and_outputs(bundled) -> None:  # type: ignore[no-untyped-def]
+    corpus, out = bundled
+    report = json.loads((out / "run.json").read_text("utf-8"))
+    assert report["status"] == "ok" and report["exit_code"] == 0
+    assert len(report["inputs"]) == 18
+    assert all(len(i["sha256"]) == 64 for i in report["inputs"])
+    stages = report["stages"]
+    assert stages["sources_parsed"] == 18
+    assert stages["noise_by_kind"]["epigraph"] == 20
+    assert stages["rules_mapped"] + stages["rules_unmapped"] == stages["elements_by_kind"]["rule"]
+    outputs = {o["file"]: o for o in report["outputs"]}
+    assert outputs["qa.csv"]["rows"] == 69
+    assert outputs["elements.csv"]["sha256"] == hashlib.sha256((out / "elements.csv").read_bytes()).hexdigest()
+
+
+def test_search_finds_umbra_armor_and_dandan(bundled) -> None:  # type: ignore[no-untyped-def]
+    _, out = bundled
+    result = CliRunner().invoke(main, ["search", "Umbra armor", "--out", str(out)])
+    assert result.exit_code == 0
+    assert result.output.splitlines()[0].startswith(("702.89a", "glossary: Umbra Armor"))
+    assert "702.89a" in result.output
+    result = CliRunner().invoke(main, ["search", "Dandân", "--out", str(out)])
+    assert "[Dandân]" in result.output
+    assert "206.3a" in result.output  # the rule of the reference that quotes the card
+
+
+def test_two_runs_are_byte_identical(small_raw: Path, tmp_path: Path) -> None:
+    assert _ingest(small_raw, tmp_path / "a", "--full")[0] == 0
+    assert _ingest(small_raw, tmp_path / "b", "--full")[0] == 0
+    a, b = _digests(tmp_path / "a"), _digests(tmp_path / "b")
+    assert {k: v for k, v in a.items() if k not in METADATA} == {k: v for k, v in b.items() if k not in METADATA}
+    assert "rules.sqlite" in a and "datapackage.json" in a
+
+
+def test_unchanged_rerun_parses_nothing(small_raw: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert _ingest(small_raw, out)[0] == 0
+    first = _digests(out)
+    code, output = _ingest(small_raw, out)
+    assert code == 0 and output.startswith("unchanged")
+    report = json.loads((out / "run.json").read_text("utf-8"))
+    assert (report["run"], report["stages"]["sources_parsed"]) == ("unchanged", 0)
+    assert {k: v for k, v in _digests(out).items() if k not in METADATA} == {
+        k: v for k, v in first.items() if k not in METADATA
+    }
+    shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw / "new.txt")
+    assert _ingest(small_raw, out)[0] == 0
+    report = json.loads((out / "run.json").read_text("utf-8"))
+    assert (report["stages"]["sources_parsed"], report["stages"]["sources_cached"]) == (1, 4)
+    assert "## Sources added (1)\n\n- new" in (out / "changes.md").read_text("utf-8")
+    assert _ingest(small_raw, out, "--full")[0] == 0
+    assert json.loads((out / "run.json").read_text("utf-8"))["stages"]["sources_parsed"] == 5
+
+
+def test_second_concurrent_run_is_refused(small_raw: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with publish.lock(out):
+        code, output = _ingest(small_raw, out)
+    assert code == 75
+    assert "is being written by pid" in output
+    assert not out.exists()
+
+
+def test_failed_write_leaves_out_unchanged(small_raw: Path, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "out"
+    assert _ingest(small_raw, out)[0] == 0
+    before = _digests(out)
+    real = emit.write_csv
+
+    def full_disk(path, columns, rows):  # type: ignore[no-untyped-def]
+        if path.name == "xrefs.csv":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real(path, columns, rows)
+
+    monkeypatch.setattr(emit, "write_csv", full_disk)
+    code, output = _ingest(small_raw, out, "--full")
+    assert code == 1
+    assert "No space left on device" in output and "nothing published" in output
+    assert "Traceback" not in output
+    assert _digests(out) == before
+    assert not list(tmp_path.glob(".out.staging-*"))
+
+
+def test_killed_run_leaves_out_unchanged(small_raw: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert _ingest(small_raw, out)[0] == 0
+    before = _digests(out)
+    shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw / "new.txt")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "ingest", "--raw", str(small_raw), "--out", str(out), "--jobs", "1",
+         "-q"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob(".out.staging-*")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert proc.poll() is None, "the run finished before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert _digests(out) == before
+    # The next run cleans up after the killed one and publishes.
+    assert _ingest(small_raw, out)[0] == 0
+    assert not list(tmp_path.glob(".out.staging-*"))
+    assert "new" in (out / "sources.csv").read_text("utf-8")
