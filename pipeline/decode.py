@@ -11,7 +11,7 @@ from __future__ import annotations
 import codecs
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
@@ -26,6 +26,16 @@ _TYPOGRAPHY = set("’‘“”–—…•™®©°·")
 _ODD_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 _INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
 _NEWLINES = re.compile(r"\r\n|\r|\n")
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+
+# Signatures of binary formats that are sometimes scraped by mistake.
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "PNG image"), (b"\xff\xd8\xff", "JPEG image"), (b"GIF8", "GIF image"),
+    (b"%PDF-", "PDF document"), (b"PK\x03\x04", "ZIP archive"), (b"PK\x05\x06", "ZIP archive"),
+    (b"\x1f\x8b", "gzip archive"), (b"7z\xbc\xaf\x27\x1c", "7-Zip archive"), (b"Rar!", "RAR archive"),
+    (b"\x7fELF", "ELF executable"), (b"BZh", "bzip2 archive"), (b"\xfd7zXZ\x00", "xz archive"),
+    (b"RIFF", "RIFF media"), (b"\x00\x00\x01\x00", "icon image"), (b"OggS", "Ogg media"),
+)
 _FTFY = ftfy.TextFixerConfig(
     unescape_html=False,
     remove_terminal_escapes=False,
@@ -42,13 +52,22 @@ _FTFY = ftfy.TextFixerConfig(
 
 @dataclass(frozen=True, slots=True)
 class Decoded:
-    """A decoded source: its text with ``\\n`` line ends, and how it was read."""
+    """A decoded source: its text with ``\\n`` line ends, and how it was read.
+
+    ``line_flags`` names what decoding did to particular lines (1-based):
+    ``encoding_fixed`` (mojibake repaired), ``encoding_mixed`` (the line was not
+    UTF-8 like the rest), ``control_chars_removed`` (NUL and other C0 controls).
+    """
 
     text: str
     encoding: str
     newline: str
     evidence: str = ""
-    fixed_lines: frozenset[int] = field(default_factory=frozenset)
+    line_flags: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def fixed_lines(self) -> frozenset[int]:
+        return frozenset(n for n, flag in self.line_flags if flag == "encoding_fixed")
 
 
 class DecodeError(ValueError):
@@ -142,15 +161,32 @@ def _utf16_without_bom(data: bytes) -> str | None:
     return None
 
 
-def _decode_mixed(data: bytes) -> tuple[str, str, str]:
+def _decode_mixed(data: bytes) -> tuple[str, str, str, list[int]]:
     """Decode line by line: UTF-8 where a line is UTF-8, a single-byte guess elsewhere."""
-    fallback, evidence = choose_single_byte(
-        b"\n".join(x for x in data.splitlines() if not _is_utf8(x))
-    )
-    parts = []
-    for chunk in data.splitlines(keepends=True):
-        parts.append(chunk.decode("utf-8") if _is_utf8(chunk) else chunk.decode(fallback))
-    return "".join(parts), f"utf-8+{fallback}", f"lines not UTF-8 read as {evidence}"
+    chunks = data.splitlines(keepends=True)
+    fallback, evidence = choose_single_byte(b"\n".join(x for x in chunks if not _is_utf8(x)))
+    parts, odd = [], []
+    for chunk in chunks:
+        if _is_utf8(chunk):
+            parts.append(chunk.decode("utf-8"))
+        else:
+            odd.append(len(parts))
+            parts.append(chunk.decode(fallback))
+    text = "".join(parts)
+    # Line numbers of the odd chunks, counted as the text will be split.
+    starts = [m.end() for m in _NEWLINES.finditer(text)]
+    offsets, pos = [], 0
+    for part in parts:
+        offsets.append(pos)
+        pos += len(part)
+    lines = [1 + _bisect(starts, offsets[i]) for i in odd]
+    return text, f"utf-8+{fallback}", f"lines not UTF-8 read as {evidence}", lines
+
+
+def _bisect(starts: list[int], offset: int) -> int:
+    from bisect import bisect_right
+
+    return bisect_right(starts, offset)
 
 
 def _is_utf8(chunk: bytes) -> bool:
@@ -161,8 +197,26 @@ def _is_utf8(chunk: bytes) -> bool:
     return True
 
 
-def to_text(data: bytes) -> tuple[str, str, str]:
-    """Decode ``data``: returns (text, encoding name, evidence)."""
+def sniff_binary(data: bytes) -> str:
+    """Why ``data`` is not text (a known binary signature, or mostly control bytes), or ''.
+
+    >>> sniff_binary(b"%PDF-1.4 ..."), sniff_binary(b"702.1a Text")
+    ('PDF document', '')
+    """
+    for magic, name in _MAGIC:
+        if data.startswith(magic):
+            return name
+    head = data[:65536]
+    if not head or _utf16_without_bom(head[: len(head) // 2 * 2]):
+        return ""
+    control = sum(head.count(bytes([b])) for b in (*range(0, 9), *range(14, 32)))
+    if control > 0.1 * len(head):
+        return f"binary data ({100 * control // len(head)}% control bytes)"
+    return ""
+
+
+def to_text(data: bytes) -> tuple[str, str, str, list[int]]:
+    """Decode ``data``: (text, encoding name, evidence, lines read with a fallback)."""
     for bom, enc in (
         (codecs.BOM_UTF8, "utf-8-sig"),
         (codecs.BOM_UTF16_LE, "utf-16-le"),
@@ -170,14 +224,18 @@ def to_text(data: bytes) -> tuple[str, str, str]:
     ):
         if data.startswith(bom):
             body = data[len(bom) :]
+            name = enc + "+bom" if "16" in enc else enc
             try:
-                return body.decode(enc.replace("-sig", "")), enc + "+bom" if "16" in enc else enc, "BOM"
+                return body.decode(enc.replace("-sig", "")), name, "BOM", []
             except UnicodeDecodeError as exc:
-                raise DecodeError(f"{enc} BOM but invalid {enc} at byte {exc.start + len(bom)}") from exc
+                if "16" in enc:
+                    raise DecodeError(f"{enc} BOM but invalid {enc} at byte {exc.start + len(bom)}") from exc
+                text, _, evidence, odd = _decode_mixed(body)
+                return text, name + "+" + evidence.split()[-1], "BOM; " + evidence, odd
     utf16 = _utf16_without_bom(data)
     if utf16:
         try:
-            return data.decode(utf16), utf16, "NUL in every other byte, no BOM"
+            return data.decode(utf16), utf16, "NUL in every other byte, no BOM", []
         except UnicodeDecodeError:
             pass
     try:
@@ -185,11 +243,11 @@ def to_text(data: bytes) -> tuple[str, str, str]:
     except UnicodeDecodeError:
         pass
     else:
-        return text, "ascii" if text.isascii() else "utf-8", "valid UTF-8"
+        return text, "ascii" if text.isascii() else "utf-8", "valid UTF-8", []
     if re.search(rb"[\xc2-\xf4][\x80-\xbf]", data):
         return _decode_mixed(data)
     enc, evidence = choose_single_byte(data)
-    return data.decode(enc), enc, evidence
+    return data.decode(enc), enc, evidence, []
 
 
 def fold_spaces(text: str) -> str:
@@ -202,11 +260,18 @@ def fold_spaces(text: str) -> str:
 
 
 def decode(data: bytes) -> Decoded:
-    """Decode raw bytes into normalised text, recording encoding and newlines."""
-    text, encoding, evidence = to_text(data)
+    """Decode raw bytes into normalised text, recording encoding, newlines and repairs."""
+    text, encoding, evidence, odd = to_text(data)
     newline = newline_style(text)
     text = _NEWLINES.sub("\n", text)
-    fixed: set[int] = set()
+    flags = [(n, "encoding_mixed") for n in odd]
+    if _CONTROL.search(text):
+        lines = text.split("\n")
+        for i, line in enumerate(lines):
+            if _CONTROL.search(line):
+                lines[i] = _CONTROL.sub("", line)
+                flags.append((i + 1, "control_chars_removed"))
+        text = "\n".join(lines)
     if not text.isascii():
         lines = text.split("\n")
         for i, line in enumerate(lines):
@@ -214,6 +279,6 @@ def decode(data: bytes) -> Decoded:
                 repaired = ftfy.fix_text(line, _FTFY)
                 if repaired != line and "\n" not in repaired:
                     lines[i] = repaired
-                    fixed.add(i + 1)
+                    flags.append((i + 1, "encoding_fixed"))
         text = fold_spaces("\n".join(lines))
-    return Decoded(text, encoding, newline, evidence, frozenset(fixed))
+    return Decoded(text, encoding, newline, evidence, tuple(sorted(flags)))

@@ -9,6 +9,9 @@ from datetime import datetime
 
 from pipeline.records import Element
 
+# A web page's heading ("Double Strike") and paragraph (ends as a sentence does).
+_TITLE = re.compile(r"[A-Z][\w’'()!,&/-]*(?: [\w’'()!,&/“”\"-]+)*")
+_SENTENCE = re.compile(r"[A-Za-z)][.!?][\"”’)]?$")
 _DATE = re.compile(
     r"(?:current|effective)\s+as\s+of\s+([A-Z][a-z]+\.?\s+\d{1,2},\s+\d{4})", re.I
 )
@@ -69,6 +72,8 @@ def source_format(elements: Sequence[Element]) -> str:
     if kinds["rule"]:
         legacy = any(el.number_as_written.startswith("502.") for el in elements if el.kind == "rule")
         return "cr_legacy" if legacy and era(elements) == "pre-2009" else "cr_numbered"
-    if kinds["section"] and kinds["prose"]:
+    titles = [el for el in elements if el.kind == "section" and _TITLE.fullmatch(el.body)]
+    sentences = [el for el in elements if el.kind == "prose" and _SENTENCE.search(el.body)]
+    if titles and sentences:
         return "web"
     return "unknown"

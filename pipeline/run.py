@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -18,7 +19,7 @@ from pathlib import Path
 from pipeline import align, canonical, clean, dedupe, describe, noise
 from pipeline.assemble import assemble
 from pipeline.cache import SourceCache
-from pipeline.decode import DecodeError, decode
+from pipeline.decode import DecodeError, decode, sniff_binary
 from pipeline.parse import ParseError, parse
 from pipeline.records import Element, Source
 
@@ -59,27 +60,64 @@ def discover(raw: Path) -> list[Path]:
     """Every file under ``raw``, sub-folders included, in a stable order."""
     found = []
     for dirpath, dirnames, filenames in os.walk(raw, followlinks=False):
-        dirnames.sort()
-        found.extend(Path(dirpath) / name for name in sorted(filenames))
+        # Links to folders are not followed (loops), but listed, so that read_source
+        # quarantines them with a reason instead of their being skipped unseen.
+        links = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
+        dirnames[:] = sorted(d for d in dirnames if d not in links)
+        found.extend(Path(dirpath) / name for name in sorted(filenames + links))
     return sorted(found, key=lambda p: p.relative_to(raw).as_posix())
 
 
 def source_id(path: Path) -> str:
+    """The file's name without its extension."""
     return path.name.rsplit(".", 1)[0] if "." in path.name[1:] else path.name
 
 
+def source_ids(paths: Sequence[Path], raw: Path) -> list[str]:
+    """Source ids, unique: a name that repeats in another folder gets its path.
+
+    >>> source_ids([Path("r/a.txt"), Path("r/x/a.txt"), Path("r/b.txt")], Path("r"))
+    ['a', 'x__a', 'b']
+    """
+    ids = [source_id(p) for p in paths]
+    seen: set[str] = set()
+    out = []
+    for path, sid in zip(paths, ids, strict=True):
+        if sid in seen:
+            rel = path.relative_to(raw)
+            sid = "__".join((*rel.parent.parts, source_id(rel)))
+        seen.add(sid)
+        out.append(sid)
+    return out
+
+
+def _file_type(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "named pipe"), (stat.S_ISSOCK, "socket"),
+                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device")):
+        if test(mode):
+            return name
+    return "special file"
+
+
 def read_source(
-    path: Path, raw: Path, settings: Settings, cache: SourceCache | None = None
+    path: Path, raw: Path, settings: Settings, cache: SourceCache | None = None, sid: str = ""
 ) -> tuple[Source, list[Element], bool]:
     """Stage one for a single file: (source, elements, parsed?). Never raises: a bad
     file comes back quarantined with its reason."""
     rel = path.relative_to(raw).as_posix()
-    sid = source_id(path)
+    sid = sid or source_id(path)
     try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise Quarantine(f"not a regular file ({_file_type(info.st_mode)})")
+        if info.st_size > settings.max_file_bytes:
+            raise Quarantine(f"file is {info.st_size} bytes, over the limit of {settings.max_file_bytes}")
         data = path.read_bytes()
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         return Source(sid, rel, "", 0, status="quarantined", error=f"{rel}: cannot read: {reason}"), [], False
+    except Quarantine as exc:
+        return Source(sid, rel, "", 0, status="quarantined", error=f"{rel}: {exc}"), [], False
     base = Source(sid, rel, hashlib.sha256(data).hexdigest(), len(data))
     key = cache.key(base.sha256, rel, settings.limits()) if cache else ""
     if cache:
@@ -95,32 +133,47 @@ def read_source(
     return src, elements, True
 
 
+def _flag_lines(elements: list[Element], line_flags: tuple[tuple[int, str], ...]) -> list[Element]:
+    """Give each element the flags decoding left on the lines it spans."""
+    by_line: dict[int, list[str]] = {}
+    for n, flag in line_flags:
+        by_line.setdefault(n, []).append(flag)
+    out = []
+    for el in elements:
+        found = [f for n in range(el.line_start, el.line_end + 1) for f in by_line.get(n, ())]
+        out.append(replace(el, flags=tuple(dict.fromkeys(el.flags + tuple(found)))) if found else el)
+    return out
+
+
 def _ingest(base: Source, data: bytes, settings: Settings) -> tuple[Source, list[Element]]:
-    if len(data) > settings.max_file_bytes:
-        raise Quarantine(f"file is {len(data)} bytes, over the limit of {settings.max_file_bytes}")
+    binary = sniff_binary(data)
+    if binary:
+        raise Quarantine(f"not text: {binary}")
     decoded = decode(data)
     lines = decoded.text.split("\n")
     for i, line in enumerate(lines, 1):
         if len(line) > settings.max_line_chars:
             raise Quarantine(f"line {i}: {len(line)} characters, over the limit of {settings.max_line_chars}")
     elements = assemble(base.source_id, parse(decoded.text, base.path))
-    if decoded.fixed_lines:
-        elements = [
-            replace(el, flags=el.flags + ("encoding_fixed",))
-            if any(n in decoded.fixed_lines for n in range(el.line_start, el.line_end + 1))
-            else el
-            for el in elements
-        ]
+    if decoded.line_flags:
+        elements = _flag_lines(elements, decoded.line_flags)
     date = describe.effective_date(elements)
+    fmt = describe.source_format(elements)
+    if fmt == "unknown":
+        # No grammar recognised the text: every unnumbered line is plain prose.
+        elements = [replace(el, kind="prose") if el.kind == "section" else el for el in elements]
     src = replace(
         base,
         encoding=decoded.encoding,
         newline=decoded.newline,
         evidence=decoded.evidence,
-        format=describe.source_format(elements),
+        format=fmt,
         effective_date=date,
         era=describe.era(elements, date),
         lines=len(lines) - (1 if lines and lines[-1] == "" else 0),
+        flags=tuple(dict.fromkeys(
+            (("empty",) if not elements else ()) + tuple(f for _, f in decoded.line_flags)
+        )),
     )
     return src, elements
 
@@ -129,7 +182,7 @@ def _read_all(
     paths: Sequence[Path], raw: Path, settings: Settings, cache: SourceCache | None,
     progress: Progress | None,
 ) -> list[tuple[Source, list[Element], bool]]:
-    args = [(p, raw, settings, cache) for p in paths]
+    args = [(p, raw, settings, cache, sid) for p, sid in zip(paths, source_ids(paths, raw), strict=True)]
     if settings.jobs <= 1 or len(paths) < 2:
         results = []
         for a in args:
