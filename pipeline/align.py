@@ -9,12 +9,14 @@ finds its own rule.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 
+import numpy as np
 from rapidfuzz import fuzz, process
 
 from pipeline.canonical import Mapping, section_of, title_key
@@ -23,6 +25,9 @@ from pipeline.records import Element
 
 # A rule inside an aligned section maps when its wording is at least this similar.
 MIN_RULE_SCORE = 60.0
+# How much a subset match (token_set_ratio: one wording contains the other's
+# words) counts against a straight one.
+SUBSET_WEIGHT = 0.9
 # An unnumbered paragraph, or a rule whose section has no title, needs more.
 MIN_LOOSE_SCORE = 75.0
 # A section found by its rules' wording (its title being unknown) needs more still.
@@ -66,6 +71,10 @@ class RefIndex:
     rule_numbers: list[str]
     rule_texts: list[str]
     chapters: dict[str, str]
+    # Memos: most of a corpus repeats wording and whole sections verbatim
+    # (consecutive releases, re-scraped pages); each is aligned once.
+    memo_rule: dict[tuple[str, str], tuple[str, float]] = field(default_factory=dict)
+    memo_group: dict[bytes, tuple[Match, list[tuple[str, str, float, str]]]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, elements: Sequence[Element]) -> RefIndex:
@@ -194,6 +203,13 @@ def best_rule(text: str, ref: RefIndex, within: str = "") -> tuple[str, float]:
 
     With ``within``, a match in that section wins a tie against the rest.
     """
+    memo_key = (text, within)
+    if memo_key not in ref.memo_rule:
+        ref.memo_rule[memo_key] = _best_rule(text, ref, within)
+    return ref.memo_rule[memo_key]
+
+
+def _best_rule(text: str, ref: RefIndex, within: str) -> tuple[str, float]:
     key = match_text(text)
     exact = ref.by_hash.get(key)
     if exact:
@@ -243,10 +259,17 @@ def _fuzzy_run(src: list[str], dst: list[str], rows: range, cols: range) -> list
     """Best monotonic pairing of two short runs by similarity (dynamic programming)."""
     if not rows or not cols:
         return []
+    a = [masked(src[i]) for i in rows]
+    b = [masked(dst[j]) for j in cols]
+    # WRatio is 50x slower than these two and no better here: ratio for
+    # rewordings, token_set_ratio for a rule cut short or grown a sentence.
+    matrix = np.maximum(
+        process.cdist(a, b, scorer=fuzz.ratio, score_cutoff=MIN_RULE_SCORE, dtype=np.float32, workers=-1),
+        process.cdist(a, b, scorer=fuzz.token_set_ratio, dtype=np.float32, workers=-1) * SUBSET_WEIGHT,
+    )
     sim = {
-        (i, j): s
-        for i in rows for j in cols
-        if (s := fuzz.WRatio(masked(src[i]), masked(dst[j]))) >= MIN_RULE_SCORE
+        (i, j): float(matrix[a, b])
+        for a, i in enumerate(rows) for b, j in enumerate(cols) if matrix[a, b] >= MIN_RULE_SCORE
     }
     if not sim:
         return []
@@ -273,6 +296,33 @@ def _fuzzy_run(src: list[str], dst: list[str], rows: range, cols: range) -> list
     return out
 
 
+def _group_key(group: _Group) -> bytes:
+    """What a group's alignment depends on: its heading, numbers and wordings."""
+    parts = [group.number, group.head.text if group.head else "\x00"]
+    for el in group.rules:
+        parts += [el.number_as_written, el.text]
+    return hashlib.blake2b("\x1f".join(parts).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _align_group(group: _Group, ref: RefIndex) -> tuple[Match, list[tuple[str, str, float, str]]]:
+    """The section match of a group and (number, method, score, reason) for each rule."""
+    match = _section_match(group, ref)
+    target = ref.sections.get(match.canonical)
+    aligned = align_rules(group.rules, target) if target is not None else {}
+    results = []
+    for el in group.rules:
+        if el.line_start in aligned:
+            number, method, score = aligned[el.line_start]
+            results.append((number, method, score, ""))
+        elif normalise_number(el.number_as_written) == match.canonical and match.canonical:
+            results.append((match.canonical, match.method, match.score, ""))
+        else:
+            number, score = best_rule(el.text, ref, match.canonical) if not target else ("", 0.0)
+            why = f"no rule of {match.canonical} has this wording" if target else match.reason
+            results.append((number, "text", score, "") if number else ("", "unmapped", 0.0, why))
+    return match, results
+
+
 def align(elements: Sequence[Element], ref: RefIndex | None, is_reference: bool) -> tuple[list[Element], list[Mapping]]:
     """Canonical numbers for one source's elements, and its ``renumber_map`` rows."""
     rows: list[Mapping] = []
@@ -290,21 +340,14 @@ def align(elements: Sequence[Element], ref: RefIndex | None, is_reference: bool)
         return out, _unique(rows)
     assigned: dict[int, tuple[str, str, float, str]] = {}
     for group in _groups(elements):
-        match = _section_match(group, ref)
+        key = _group_key(group)
+        if key not in ref.memo_group:
+            ref.memo_group[key] = _align_group(group, ref)
+        match, results = ref.memo_group[key]
         if group.head is not None:
             assigned[group.head.line_start] = (match.canonical, match.method, match.score, match.reason)
-        target = ref.sections.get(match.canonical)
-        aligned = align_rules(group.rules, target) if target is not None else {}
-        for el in group.rules:
-            if el.line_start in aligned:
-                number, method, score = aligned[el.line_start]
-                assigned[el.line_start] = (number, method, score, "")
-            elif normalise_number(el.number_as_written) == match.canonical and match.canonical:
-                assigned[el.line_start] = (match.canonical, match.method, match.score, "")
-            else:
-                number, score = best_rule(el.text, ref, match.canonical) if not target else ("", 0.0)
-                why = f"no rule of {match.canonical} has this wording" if target else match.reason
-                assigned[el.line_start] = (number, "text", score, "") if number else ("", "unmapped", 0.0, why)
+        for el, result in zip(group.rules, results, strict=True):
+            assigned[el.line_start] = result
     out = []
     for el in elements:
         if el.kind == "chapter":

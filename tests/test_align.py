@@ -81,7 +81,8 @@ REMOVED = {
     ("002_92f1751b72fc2fc6", "502.34a"),
     ("002_92f1751b72fc2fc6", "502.34b"),
     ("002_92f1751b72fc2fc6", "502.31b"),  # affinity reduces only generic mana: dropped
-    ("004_b7cb264e5db48bfb", "701.24c"),  # proliferate's old kind-of-counter rule: dropped
+    ("002_92f1751b72fc2fc6", "502.36b"),  # multiple instances of scry: dropped when scry became an action
+    ("004_b7cb264e5db48bfb", "701.24b"),  # proliferate: the player chose one kind of counter; dropped 2018
 }
 
 
