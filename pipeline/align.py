@@ -14,6 +14,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from difflib import SequenceMatcher
 
 import numpy as np
@@ -21,7 +22,7 @@ from rapidfuzz import fuzz, process
 
 from pipeline.canonical import Mapping, section_of, title_key
 from pipeline.dedupe import normalise_number
-from pipeline.records import Element
+from pipeline.records import Element, evolve
 
 # A rule inside an aligned section maps when its wording is at least this similar.
 MIN_RULE_SCORE = 60.0
@@ -45,6 +46,12 @@ def match_text(text: str) -> str:
     '"entwine [cost]" means'
     """
     return " ".join(text.translate(_QUOTES).casefold().split())
+
+
+@lru_cache(maxsize=262_144)
+def folded(text: str) -> str:
+    """Wording compared across versions: ``match_text`` with rule numbers masked."""
+    return masked(match_text(text))
 
 
 def masked(text: str) -> str:
@@ -74,6 +81,7 @@ class RefIndex:
     # Memos: most of a corpus repeats wording and whole sections verbatim
     # (consecutive releases, re-scraped pages); each is aligned once.
     memo_rule: dict[tuple[str, str], tuple[str, float]] = field(default_factory=dict)
+    shortlists: dict[str, list[int]] = field(default_factory=dict)
     memo_group: dict[bytes, tuple[Match, list[tuple[str, str, float, str]]]] = field(default_factory=dict)
 
     @classmethod
@@ -198,6 +206,25 @@ def _section_of_rule(number: str, ref: RefIndex) -> str:
     return section_of(number)
 
 
+def prefetch(texts: Sequence[str], ref: RefIndex) -> None:
+    """Shortlist candidates for many texts at once: one ``cdist`` on both cores
+    instead of a search per text. Texts with an exact match need none."""
+    pending = sorted({
+        key for t in texts
+        if (key := match_text(t)) not in ref.by_hash and key not in ref.shortlists and len(key) >= 12
+    })
+    for start in range(0, len(pending), 2048):
+        batch = pending[start:start + 2048]
+        scores = process.cdist(batch, ref.rule_texts, scorer=fuzz.ratio, score_cutoff=50, dtype=np.float32,
+                               workers=-1)
+        top = np.argsort(-scores, axis=1, kind="stable")[:, :_SHORTLIST]
+        for key, row, idx in zip(batch, scores, top, strict=True):
+            ref.shortlists[key] = [int(i) for i in idx if row[i] > 0]
+
+
+_SHORTLIST = 5
+
+
 def best_rule(text: str, ref: RefIndex, within: str = "") -> tuple[str, float]:
     """The reference rule closest to ``text``: exact wording first, then fuzzy.
 
@@ -219,8 +246,9 @@ def _best_rule(text: str, ref: RefIndex, within: str) -> tuple[str, float]:
         return "", 0.0
     # A cheap scorer shortlists; the weighted one (tolerant of a cut or an
     # appended sentence) decides among the few left.
-    shortlist = process.extract(key, ref.rule_texts, scorer=fuzz.ratio, limit=5, score_cutoff=50)
-    rescored = [(fuzz.WRatio(key, text2), -index) for text2, _, index in shortlist]
+    if key not in ref.shortlists:
+        prefetch([text], ref)
+    rescored = [(fuzz.WRatio(key, ref.rule_texts[i]), -i) for i in ref.shortlists[key]]
     if not rescored or max(rescored)[0] < MIN_LOOSE_SCORE:
         return "", 0.0
     score, neg_index = max(rescored)
@@ -296,6 +324,14 @@ def _fuzzy_run(src: list[str], dst: list[str], rows: range, cols: range) -> list
     return out
 
 
+def _titled(group: _Group, ref: RefIndex) -> bool:
+    """Whether the group's title alone finds its reference section."""
+    if group.head is None or not group.head.text:
+        return False
+    key = title_key(group.head.text)
+    return key in ref.aliases or len(ref.by_title.get(key, ())) == 1
+
+
 def _group_key(group: _Group) -> bytes:
     """What a group's alignment depends on: its heading, numbers and wordings."""
     parts = [group.number, group.head.text if group.head else "\x00"]
@@ -339,8 +375,13 @@ def align(elements: Sequence[Element], ref: RefIndex | None, is_reference: bool)
             out.append(el)
         return out, _unique(rows)
     assigned: dict[int, tuple[str, str, float, str]] = {}
-    for group in _groups(elements):
-        key = _group_key(group)
+    groups = [(g, _group_key(g)) for g in _groups(elements)]
+    prefetch(
+        [el.text for g, key in groups if key not in ref.memo_group and not _titled(g, ref) for el in g.rules]
+        + [el.text for el in elements if el.kind == "prose"],
+        ref,
+    )
+    for group, key in groups:
         if key not in ref.memo_group:
             ref.memo_group[key] = _align_group(group, ref)
         match, results = ref.memo_group[key]
@@ -352,16 +393,16 @@ def align(elements: Sequence[Element], ref: RefIndex | None, is_reference: bool)
     for el in elements:
         if el.kind == "chapter":
             number = ref.chapters.get(title_key(el.text), "")
-            el = replace(el, canonical_number=number)
+            el = evolve(el, canonical_number=number)
         elif el.kind == "prose":
             within = assigned.get(el.parent_line, ("",))[0] if el.parent_line else ""
             number, score = best_rule(el.text, ref, within)
-            el = replace(el, canonical_number=number)
+            el = evolve(el, canonical_number=number)
         elif el.line_start in assigned:
             number, method, score, reason = assigned[el.line_start]
             title = el.text if el.kind == "section" else ""
             rows.append(Mapping(el.source_id, el.number_as_written, title, number, method, score, reason))
-            el = replace(el, canonical_number=number)
+            el = evolve(el, canonical_number=number)
         out.append(el)
     return out, _unique(rows)
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from pipeline.records import Element
+from pipeline.records import Element, evolve
 
 _WORD = re.compile(r"[A-Za-z]+")
 _LOWER_RUN = re.compile(r"\b[a-z]{6,}\b")
@@ -60,7 +60,8 @@ class Vocabulary:
 
     @classmethod
     def build(cls, official: Iterable[str], other: Iterable[str] = ()) -> Vocabulary:
-        return cls(base_vocabulary() | word_counts(official).keys(), word_counts(other))
+        # Official texts only add words; each distinct wording is read once.
+        return cls(base_vocabulary() | word_counts(set(official)).keys(), word_counts(other))
 
     def known(self, word: str) -> bool:
         return word in _SHORT or word in self.official or self.counts.get(word, 0) >= 3
@@ -158,21 +159,34 @@ def is_truncated(text: str) -> bool:
 _CLEANED = {"chapter", "section", "rule", "example", "glossary", "qa", "prose", "front_matter"}
 
 
-def clean(elements: Iterable[Element], vocab: Vocabulary) -> list[Element]:
-    """Cleaned ``text`` (and question, answer, term) with flags for every change."""
+def clean(
+    elements: Iterable[Element], vocab: Vocabulary, memo: dict[str, tuple[str, list[str]]] | None = None
+) -> list[Element]:
+    """Cleaned ``text`` (and question, answer, term) with flags for every change.
+
+    ``memo`` (text -> result), shared across sources, cleans each distinct
+    wording once: releases repeat most of their predecessors' text verbatim.
+    """
+    memo = {} if memo is None else memo
+
+    def fix(text: str) -> tuple[str, list[str]]:
+        if text not in memo:
+            memo[text] = fix_and_explain(text, vocab)
+        return memo[text]
+
     out = []
     for el in elements:
         if el.kind not in _CLEANED:
-            out.append(replace(el, text=el.body))
+            out.append(evolve(el, text=el.body))
             continue
-        text, flags = fix_and_explain(el.body, vocab)
+        text, flags = fix(el.body)
         extra: dict[str, str] = {}
         if el.kind == "qa":
-            extra["question"], f1 = fix_and_explain(el.question, vocab)
-            extra["answer"], f2 = fix_and_explain(el.answer, vocab)
-            flags += f1 + f2
+            extra["question"], f1 = fix(el.question)
+            extra["answer"], f2 = fix(el.answer)
+            flags = flags + f1 + f2
         if el.kind == "glossary":
-            extra["term"], _ = fix_and_explain(el.term, vocab)
-        merged = tuple(dict.fromkeys(el.flags + tuple(flags)))
-        out.append(replace(el, text=text, flags=merged, **extra))
+            extra["term"], _ = fix(el.term)
+        merged = tuple(dict.fromkeys(el.flags + tuple(flags))) if flags else el.flags
+        out.append(evolve(el, text=text, flags=merged, **extra))
     return out

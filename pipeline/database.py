@@ -7,12 +7,14 @@ and every Q&A; ``unicode61`` with diacritics removed lets "Dandan" find
 
 from __future__ import annotations
 
-import csv
+import errno
+import multiprocessing
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pipeline.tables import TABLES, Table
 
@@ -28,20 +30,37 @@ def _create(table: Table) -> str:
     return f'CREATE TABLE "{table.name}" ({", ".join(cols)})'
 
 
-def _rows(path: Path, table: Table) -> Iterator[list[object]]:
-    kinds = [table.type_of(c) for c in table.columns]
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.reader(fh)
-        next(reader)
-        for row in reader:
-            yield [
-                None if v == "" else int(v) if k == "integer" else float(v) if k == "number" else v
-                for v, k in zip(row, kinds, strict=True)
-            ]
+def build_aside(tables: dict[str, list[tuple[object, ...]]], path: Path) -> Callable[[], None]:
+    """Start ``build`` in a forked process (which shares ``tables`` without copying);
+    returns the function that waits for it and raises if it failed."""
+    ctx = multiprocessing.get_context("fork")
+    reader, writer = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_build_child, args=(tables, path, writer), daemon=True)
+    proc.start()
+    writer.close()
+
+    def wait() -> None:
+        message = reader.recv() if reader.poll(None) else "the database process ended without a word"
+        proc.join()
+        if message:
+            raise OSError(errno.EIO, message, str(path))
+
+    return wait
 
 
-def build(out: Path, path: Path) -> None:
-    """Load the CSVs of ``out`` into a new SQLite file at ``path``."""
+def _build_child(tables: dict[str, list[tuple[object, ...]]], path: Path, writer: Any) -> None:
+    try:
+        build(tables, path)
+    except Exception as exc:  # reported to the parent, which fails the run cleanly
+        writer.send(f"{type(exc).__name__}: {exc}")
+    else:
+        writer.send("")
+    finally:
+        writer.close()
+
+
+def build(tables: dict[str, list[tuple[object, ...]]], path: Path) -> None:
+    """Load the contract's tables (rows in column order) into a new SQLite file."""
     path.unlink(missing_ok=True)
     con = sqlite3.connect(path)
     try:
@@ -50,7 +69,8 @@ def build(out: Path, path: Path) -> None:
         for table in TABLES:
             con.execute(_create(table))
             marks = ", ".join("?" * len(table.columns))
-            con.executemany(f'INSERT INTO "{table.name}" VALUES ({marks})', _rows(out / f"{table.name}.csv", table))
+            rows = ([None if v == "" else v for v in row] for row in tables[table.name])
+            con.executemany(f'INSERT INTO "{table.name}" VALUES ({marks})', rows)
             for col in table.indexes:
                 con.execute(f'CREATE INDEX "{table.name}_{col}" ON "{table.name}" ("{col}")')
         con.execute(
@@ -70,7 +90,6 @@ def build(out: Path, path: Path) -> None:
             "WHERE duplicate_of IS NULL ORDER BY rowid"
         )
         con.commit()
-        con.execute("VACUUM")
     finally:
         con.close()
 

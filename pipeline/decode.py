@@ -26,6 +26,9 @@ _TYPOGRAPHY = set("’‘“”–—…•™®©°·")
 _ODD_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 _INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
 _NEWLINES = re.compile(r"\r\n|\r|\n")
+# ftfy's badness check is slow; mojibake always leaves some character outside
+# ASCII and common typography, so only lines with one are checked.
+_SUSPECT = re.compile("[^\x00-\x7f’‘“”–—…•™®©°−×]")
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 
 # Signatures of binary formats that are sometimes scraped by mistake.
@@ -275,7 +278,7 @@ def decode(data: bytes) -> Decoded:
     if not text.isascii():
         lines = text.split("\n")
         for i, line in enumerate(lines):
-            if not line.isascii() and is_bad(line):
+            if _SUSPECT.search(line) and is_bad(line):
                 repaired = ftfy.fix_text(line, _FTFY)
                 if repaired != line and "\n" not in repaired:
                     lines[i] = repaired

@@ -8,11 +8,10 @@ rule's cross-references are part of its text.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from functools import lru_cache
 
-from pipeline.records import Element
+from pipeline.records import Element, evolve
 
 
 def normalise_number(number: str) -> str:
@@ -27,21 +26,29 @@ def normalise_number(number: str) -> str:
 _FOLD = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
 
 
-def dedupe_key(el: Element) -> bytes:
+@lru_cache(maxsize=262_144)
+def fold(text: str) -> str:
+    """Quote style and spacing folded.
+
+    >>> print(fold("“It’s”  here"))
+    "It's" here
+    """
+    return " ".join(text.translate(_FOLD).split())
+
+
+def dedupe_key(el: Element) -> tuple[str, ...]:
     """Kind, number (canonical when known) and wording with quote style and spacing folded."""
-    text = el.text if el.kind != "qa" else el.question + "\x1f" + el.answer
-    if el.kind == "glossary":
-        text = el.term + "\x1f" + text
-    text = " ".join(text.translate(_FOLD).split())
     number = el.canonical_number or normalise_number(el.number_as_written)
-    raw = "\x1e".join((el.kind, el.noise_kind, number, text))
-    return hashlib.blake2b(raw.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    if el.kind == "qa":
+        return (el.kind, number, fold(el.question), fold(el.answer))
+    if el.kind == "glossary":
+        return (el.kind, number, fold(el.term), fold(el.text))
+    return (el.kind, el.noise_kind, number, fold(el.text))
 
 
 def dedupe(elements: Iterable[Element]) -> Iterator[Element]:
     """Mark each element whose key was seen before with the first one's id."""
-    first: dict[bytes, str] = {}
+    first: dict[tuple[str, ...], str] = {}
     for el in elements:
-        key = dedupe_key(el)
-        seen = first.setdefault(key, el.element_id)
-        yield el if seen == el.element_id else replace(el, duplicate_of=seen)
+        seen = first.setdefault(dedupe_key(el), el.element_id)
+        yield el if seen == el.element_id else evolve(el, duplicate_of=seen)

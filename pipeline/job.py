@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline import __version__, database, emit, package, publish
+from pipeline import __version__, emit, package, publish
 from pipeline.align import masked, match_text
 from pipeline.cache import SourceCache, code_version
 from pipeline.run import Corpus, Progress, Settings, build, discover
@@ -87,10 +87,9 @@ def run_job(
             shutil.rmtree(cache_dir, ignore_errors=True)  # type: ignore[arg-type]
         staging = publish.staging_dir(out)
         try:
-            counts = emit.write(corpus, staging)
-            package.validate_rules_json(json.loads((staging / "rules.json").read_text(encoding="utf-8")))
-            package.write(staging)
-            database.build(staging, staging / "rules.sqlite")
+            with corpus.clock("emit"):
+                counts = emit.write(corpus, staging)
+                package.write(staging)
             _replace_file(staging / CHANGES, changes(out, staging, corpus))
             report = _report(corpus, staging, counts, print_, started)
             (staging / RUN_JSON).write_text(_json(report), encoding="utf-8")
@@ -158,6 +157,10 @@ def _report(corpus: Corpus, staging: Path, counts: dict[str, int], print_: str, 
             "rules_unmapped": sum(1 for el in rules if not el.canonical_number),
         },
         "outputs": outputs,
+        "seconds": {
+            "wall": {k: round(v, 3) for k, v in corpus.clock.wall.items()},
+            "cpu_per_source_stages": {k: round(v, 3) for k, v in corpus.clock.cpu.items()},
+        },
     }
 
 

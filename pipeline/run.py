@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -50,6 +52,24 @@ class Corpus:
     mappings: list[canonical.Mapping] = field(default_factory=list)
     reference: str = ""
     parsed: int = 0
+    clock: Stopwatch = field(default_factory=lambda: Stopwatch())
+
+
+class Stopwatch:
+    """Wall seconds by corpus-level stage, and CPU seconds summed over sources
+    for the per-source stages (decode, parse), which may run in parallel."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, stage: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.wall[stage] = self.wall.get(stage, 0.0) + time.perf_counter() - start
 
 
 class Quarantine(Exception):
@@ -101,9 +121,10 @@ def _file_type(mode: int) -> str:
 
 def read_source(
     path: Path, raw: Path, settings: Settings, cache: SourceCache | None = None, sid: str = ""
-) -> tuple[Source, list[Element], bool]:
-    """Stage one for a single file: (source, elements, parsed?). Never raises: a bad
-    file comes back quarantined with its reason."""
+) -> tuple[Source, list[Element], dict[str, float] | None]:
+    """Stage one for a single file: (source, elements, seconds spent by stage, or
+    None when it came from the cache). Never raises: a bad file comes back
+    quarantined with its reason."""
     rel = path.relative_to(raw).as_posix()
     sid = sid or source_id(path)
     try:
@@ -115,7 +136,7 @@ def read_source(
         data = path.read_bytes()
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        return Source(sid, rel, "", 0, status="quarantined", error=f"{rel}: cannot read: {reason}"), [], False
+        return Source(sid, rel, "", 0, status="quarantined", error=f"{rel}: cannot read: {reason}"), [], {}
     except Quarantine as exc:
         return Source(sid, rel, "", 0, status="quarantined", error=f"{rel}: {exc}"), [], False
     base = Source(sid, rel, hashlib.sha256(data).hexdigest(), len(data))
@@ -123,14 +144,15 @@ def read_source(
     if cache:
         hit = cache.get(key)
         if hit is not None:
-            return hit[0], hit[1], False
+            return hit[0], hit[1], None
+    seconds: dict[str, float] = {}
     try:
-        src, elements = _ingest(base, data, settings)
+        src, elements = _ingest(base, data, settings, seconds)
     except (Quarantine, DecodeError, ParseError) as exc:
         src, elements = replace(base, status="quarantined", error=f"{rel}: {exc}"), []
     if cache:
         cache.put(key, (src, elements))
-    return src, elements, True
+    return src, elements, seconds
 
 
 def _flag_lines(elements: list[Element], line_flags: tuple[tuple[int, str], ...]) -> list[Element]:
@@ -145,16 +167,23 @@ def _flag_lines(elements: list[Element], line_flags: tuple[tuple[int, str], ...]
     return out
 
 
-def _ingest(base: Source, data: bytes, settings: Settings) -> tuple[Source, list[Element]]:
+def _ingest(
+    base: Source, data: bytes, settings: Settings, seconds: dict[str, float] | None = None
+) -> tuple[Source, list[Element]]:
+    seconds = {} if seconds is None else seconds
+    t0 = time.perf_counter()
     binary = sniff_binary(data)
     if binary:
         raise Quarantine(f"not text: {binary}")
     decoded = decode(data)
+    t1 = time.perf_counter()
+    seconds["decode"] = t1 - t0
     lines = decoded.text.split("\n")
     for i, line in enumerate(lines, 1):
         if len(line) > settings.max_line_chars:
             raise Quarantine(f"line {i}: {len(line)} characters, over the limit of {settings.max_line_chars}")
     elements = assemble(base.source_id, parse(decoded.text, base.path))
+    seconds["parse"] = time.perf_counter() - t1
     if decoded.line_flags:
         elements = _flag_lines(elements, decoded.line_flags)
     date = describe.effective_date(elements)
@@ -181,7 +210,7 @@ def _ingest(base: Source, data: bytes, settings: Settings) -> tuple[Source, list
 def _read_all(
     paths: Sequence[Path], raw: Path, settings: Settings, cache: SourceCache | None,
     progress: Progress | None,
-) -> list[tuple[Source, list[Element], bool]]:
+) -> list[tuple[Source, list[Element], dict[str, float] | None]]:
     args = [(p, raw, settings, cache, sid) for p, sid in zip(paths, source_ids(paths, raw), strict=True)]
     if settings.jobs <= 1 or len(paths) < 2:
         results = []
@@ -222,38 +251,49 @@ def build(
     cache: SourceCache | None = None,
 ) -> Corpus:
     """Run every stage on the files under ``raw``."""
+    clock = Stopwatch()
     paths = discover(raw)
-    results = _read_all(paths, raw, settings, cache, progress)
+    with clock("read"):
+        results = _read_all(paths, raw, settings, cache, progress)
     sources = [s for s, _, _ in results]
-    per_source = noise.classify([els for _, els, _ in results])
-    official = {s.source_id for s in sources if s.format == "cr_document"}
-    vocab = clean.Vocabulary.build(
-        (el.body for els in per_source for el in els if el.source_id in official),
-        (el.body for els in per_source for el in els if el.source_id not in official and el.kind != "noise"),
-    )
-    cleaned = []
-    for i, els in enumerate(per_source):
-        sources[i], els = flag_truncation(sources[i], clean.clean(els, vocab))
-        counts = Counter(el.kind for el in els for _ in range(el.line_start, el.line_end + 1))
-        sources[i] = replace(sources[i], line_counts=dict(counts))
-        cleaned.append(els)
-    ref_source = canonical.reference(sources)
-    ref = None
-    if ref_source is not None:
-        ref = align.RefIndex.build(cleaned[sources.index(ref_source)])
-    elements: list[Element] = []
-    mappings: list[canonical.Mapping] = []
-    for src, els in zip(sources, cleaned, strict=True):
-        mapped, rows = align.align(els, ref, ref_source is not None and src == ref_source)
-        elements.extend(mapped)
-        mappings.extend(rows)
-    versions = sorted(
-        (s for s in sources if s.format == "cr_document" and s.status == "ok"),
-        key=lambda s: (s.effective_date, s.source_id),
-    )
-    eras = {s.source_id: s.era for s in sources if s.status == "ok"}
-    like = align.numbering_versions(elements, [s.source_id for s in versions], eras)
-    sources = [replace(s, numbering_like=like.get(s.source_id, "")) for s in sources]
-    elements = list(dedupe.dedupe(elements))
-    parsed = sum(1 for _, _, was_parsed in results if was_parsed)
-    return Corpus(sources, elements, mappings, ref_source.source_id if ref_source else "", parsed)
+    for _, _, seconds in results:
+        for stage, value in (seconds or {}).items():
+            clock.cpu[stage] = clock.cpu.get(stage, 0.0) + value
+    with clock("clean"):
+        per_source = noise.classify([els for _, els, _ in results])
+        official = {s.source_id for s in sources if s.format == "cr_document"}
+        vocab = clean.Vocabulary.build(
+            (el.body for els in per_source for el in els if el.source_id in official),
+            (el.body for els in per_source for el in els if el.source_id not in official and el.kind != "noise"),
+        )
+        cleaned = []
+        memo: dict[str, tuple[str, list[str]]] = {}
+        for i, els in enumerate(per_source):
+            sources[i], els = flag_truncation(sources[i], clean.clean(els, vocab, memo))
+            counts: Counter[str] = Counter()
+            for el in els:
+                counts[el.kind] += el.line_end - el.line_start + 1
+            sources[i] = replace(sources[i], line_counts=dict(counts))
+            cleaned.append(els)
+    with clock("align"):
+        ref_source = canonical.reference(sources)
+        ref = None
+        if ref_source is not None:
+            ref = align.RefIndex.build(cleaned[sources.index(ref_source)])
+        elements: list[Element] = []
+        mappings: list[canonical.Mapping] = []
+        for src, els in zip(sources, cleaned, strict=True):
+            mapped, rows = align.align(els, ref, ref_source is not None and src == ref_source)
+            elements.extend(mapped)
+            mappings.extend(rows)
+        versions = sorted(
+            (s for s in sources if s.format == "cr_document" and s.status == "ok"),
+            key=lambda s: (s.effective_date, s.source_id),
+        )
+        eras = {s.source_id: s.era for s in sources if s.status == "ok"}
+        like = align.numbering_versions(elements, [s.source_id for s in versions], eras)
+        sources = [replace(s, numbering_like=like.get(s.source_id, "")) for s in sources]
+    with clock("dedupe"):
+        elements = list(dedupe.dedupe(elements))
+    parsed = sum(1 for _, _, seconds in results if seconds is not None)
+    return Corpus(sources, elements, mappings, ref_source.source_id if ref_source else "", parsed, clock)

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _NUMBER = r"\d{3}(?:\.\d{1,3}[a-z]{0,2})?"
 _REF = rf"{_NUMBER}(?:\s?[-–—]\s?(?:{_NUMBER}|[a-z]{{1,2}}\b))?"
@@ -39,6 +40,7 @@ def expand(start: str, end: str | None) -> list[str]:
     return [start, end] if not end.isalpha() else [start]
 
 
+@lru_cache(maxsize=262_144)
 def find(text: str) -> list[tuple[str, str]]:
     """(as written, target) pairs for every rule a text refers to, in order.
 

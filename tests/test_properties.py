@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pipeline.assemble import assemble, iter_lines
 from pipeline.clean import FIXERS, Vocabulary, fix_and_explain
 from pipeline.decode import decode
-from pipeline.parse import parse
+from pipeline.parse import parse, parse_with_lark
 from pipeline.run import Settings, read_source
 
 # Lines made of pieces that look like the real thing, so that every rule of the
@@ -70,6 +70,22 @@ def test_arbitrary_bytes_never_raise_in_a_run(tmp_path_factory, data: bytes) -> 
     src, elements, _ = read_source(raw / "x.txt", raw, Settings(jobs=1))
     assert src.status in ("ok", "quarantined")
     assert src.status == "ok" or src.error.startswith("x.txt: ")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(_DOC, st.text()))
+def test_fast_parser_equals_lark(text: str) -> None:
+    text = _NEWLINES.sub("\n", text)
+    assert parse(text) == parse_with_lark(text)
+
+
+def test_fast_parser_equals_lark_on_bundled_data() -> None:
+    from pipeline.decode import decode
+    from tests.conftest import RAW
+
+    for path in sorted(RAW.iterdir()):
+        text = decode(path.read_bytes()).text
+        assert parse(text) == parse_with_lark(text), path.name
 
 
 _VOCAB = Vocabulary.build(["ability based about Auras blocked preclude that type card with time"])
