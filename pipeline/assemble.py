@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from pipeline.parse import Line, Paragraph
-from pipeline.records import Element
+from pipeline.records import Element, evolve
 
 _RULE_NO = re.compile(
     r"\s*(\d{3}(?:\.(?:[ ]?\d{1,3}(?:[a-z]{1,2}(?![a-z])|[a-z](?=[A-Z]))?|[a-z](?![a-z])))?)(\.?)(\s*)"
@@ -89,6 +89,7 @@ class _State:
     is_cr: bool
     region: str
     region_start: int = 0
+    outer: int = 0  # the latest chapter or three-digit section
     toc_keys: set[str] = field(default_factory=set)
     section: int = 0
     rule: int = 0
@@ -162,13 +163,13 @@ def _glossary(st: _State, para: Paragraph) -> None:
     term = para[0].text.strip()
     definition = _join(st, para[1:])
     _block(st, para, "glossary", term=term)
-    st.out[-1] = replace(st.out[-1], body=definition)
+    st.out[-1] = evolve(st.out[-1], body=definition)
 
 
 def _extend(st: _State, line: Line) -> None:
     last = st.out[-1]
     sep = " " if st.wrap and not line.text.startswith("   ") else "\n"
-    st.out[-1] = replace(
+    st.out[-1] = evolve(
         last,
         line_end=line.lineno,
         text_raw=last.text_raw + "\n" + line.text,
@@ -187,7 +188,7 @@ def _line(st: _State, line: Line) -> None:
         _extend(st, line)
         return
     if last is not None and last.kind == "qa" and line.kind == "ANSWER" and not last.answer:
-        st.out[-1] = replace(
+        st.out[-1] = evolve(
             last,
             line_end=line.lineno,
             text_raw=last.text_raw + "\n" + line.text,
@@ -210,13 +211,17 @@ def _emit(st: _State, line: Line, kind: str, pattern: re.Pattern[str] | None, pa
 
 
 def _chapter(st: _State, line: Line) -> None:
-    _emit(st, line, "chapter", _CHAPTER_NO, 0)
+    el = _emit(st, line, "chapter", _CHAPTER_NO, 0)
     st.section = st.rule = st.qa = 0
+    st.outer = el.line_start
 
 
 def _section(st: _State, line: Line) -> None:
-    el = _emit(st, line, "section", _SECTION_NO, st.section if "." not in _num(line) else _chapter_parent(st))
+    outer = "." not in _num(line)
+    el = _emit(st, line, "section", _SECTION_NO, st.section if outer else _chapter_parent(st))
     st.section, st.rule, st.qa = el.line_start, 0, 0
+    if outer:
+        st.outer = el.line_start
 
 
 def _num(line: Line) -> str:
@@ -225,13 +230,8 @@ def _num(line: Line) -> str:
 
 
 def _chapter_parent(st: _State) -> int:
-    """A numbered section's parent: the three-digit section it belongs to, if any."""
-    for el in reversed(st.out):
-        if el.kind == "section" and "." not in el.number_as_written:
-            return el.line_start
-        if el.kind == "chapter":
-            return el.line_start
-    return 0
+    """A numbered section's parent: the three-digit section (or chapter) it belongs to."""
+    return st.outer
 
 
 def _rule(st: _State, line: Line) -> None:
@@ -271,7 +271,7 @@ def _heading(st: _State, line: Line) -> None:
 def _prose(st: _State, line: Line) -> None:
     el = _emit(st, line, "prose", None, st.rule or st.section)
     if st.qa:
-        st.out[-1] = replace(el, continues=st.qa)
+        st.out[-1] = evolve(el, continues=st.qa)
 
 
 def _noise(kind: str) -> object:

@@ -56,20 +56,21 @@ def _chunks(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
         yield batch
 
 
-def as_tuples(name: str, rows: Iterable[dict[str, Any]]) -> list[Row]:
-    """Rows in the contract's column order."""
+def as_tuples(name: str, rows: Sequence[dict[str, Any] | Row]) -> list[Row]:
+    """Rows in the contract's column order (tuples already are)."""
+    if rows and isinstance(rows[0], tuple):
+        return list(rows)  # type: ignore[arg-type]
     pick = itemgetter(*COLUMNS[name])
     return [pick(r) for r in rows]
 
 
-def element_row(el: Element) -> dict[str, Any]:
-    return {
-        "element_id": el.element_id, "source_id": el.source_id, "line_start": el.line_start,
-        "line_end": el.line_end, "kind": el.kind, "number_as_written": el.number_as_written,
-        "canonical_number": el.canonical_number, "parent_id": el.parent_id, "text_raw": el.text_raw,
-        "text": el.text, "duplicate_of": el.duplicate_of, "noise_kind": el.noise_kind,
-        "question": el.question, "answer": el.answer, "term": el.term, "flags": ";".join(el.flags),
-    }
+def element_row(el: Element) -> Row:
+    """An element in the column order of ``elements.csv`` (a tuple: there are many)."""
+    return (
+        el.element_id, el.source_id, el.line_start, el.line_end, el.kind, el.number_as_written,
+        el.canonical_number, el.parent_id, el.text_raw, el.text, el.duplicate_of, el.noise_kind,
+        el.question, el.answer, el.term, ";".join(el.flags),
+    )
 
 
 def source_row(src: Source) -> dict[str, Any]:
@@ -163,7 +164,7 @@ def _qa_sections(elements: Sequence[Element], rule_section: dict[str, str]) -> d
     return out
 
 
-def tables(corpus: Corpus) -> dict[str, list[dict[str, Any]]]:
+def tables(corpus: Corpus) -> dict[str, list[Any]]:
     els = corpus.elements
     ref = [el for el in els if el.source_id == corpus.reference]
     ref_lines = {el.line_start: el.canonical_number for el in ref if el.kind == "section"}

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -46,6 +47,10 @@ def fingerprint(raw: Path, settings: Settings) -> str:
     for path in discover(raw):
         digest.update(path.relative_to(raw).as_posix().encode("utf-8", "surrogateescape") + b"\0")
         try:
+            info = path.stat()
+            if not stat.S_ISREG(info.st_mode):  # a named pipe would block a read
+                digest.update(f"not a file {stat.S_IFMT(info.st_mode)}".encode())
+                continue
             digest.update(hashlib.sha256(path.read_bytes()).digest())
         except OSError as exc:
             digest.update(f"unreadable {exc.errno}".encode())

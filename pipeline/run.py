@@ -23,7 +23,7 @@ from pipeline.assemble import assemble
 from pipeline.cache import SourceCache
 from pipeline.decode import DecodeError, decode, sniff_binary
 from pipeline.parse import ParseError, parse
-from pipeline.records import Element, Source
+from pipeline.records import Element, Source, evolve
 
 
 # progress(stage, done, total): called as work advances, for a progress bar.
@@ -282,8 +282,18 @@ def build(
             ref = align.RefIndex.build(cleaned[sources.index(ref_source)])
         elements: list[Element] = []
         mappings: list[canonical.Mapping] = []
+        # Identical files align identically: each distinct content is aligned once.
+        done: dict[str, tuple[list[str], list[canonical.Mapping]]] = {}
         for src, els in zip(sources, cleaned, strict=True):
-            mapped, rows = align.align(els, ref, ref_source is not None and src == ref_source)
+            is_ref = ref_source is not None and src == ref_source
+            if src.sha256 in done and not is_ref:
+                numbers, rows = done[src.sha256]
+                mapped = [evolve(el, canonical_number=n) if n else el for el, n in zip(els, numbers, strict=True)]
+                rows = [replace(r, source_id=src.source_id) for r in rows]
+            else:
+                mapped, rows = align.align(els, ref, is_ref)
+                if src.sha256 and not is_ref:
+                    done[src.sha256] = ([el.canonical_number for el in mapped], rows)
             elements.extend(mapped)
             mappings.extend(rows)
         versions = sorted(
