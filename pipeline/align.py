@@ -14,8 +14,8 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 import numpy as np
 from rapidfuzz import fuzz, process

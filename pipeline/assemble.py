@@ -16,7 +16,7 @@ continued answer from boilerplate pasted after it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from pipeline.parse import Line, Paragraph
@@ -111,16 +111,17 @@ def _paragraph(st: _State, para: Paragraph) -> None:
     first = para[0]
     heading = first.text.strip().lower()
     if st.region in ("front", "toc") and first.kind in ("CHAPTER", "SECTION", "RULE", "DOTTED"):
-        key = toc_key(first.text)
-        if st.region == "toc" and key in st.toc_keys:
-            st.region = "body"
-        elif st.region == "front" and not st.toc_keys and first.kind != "DOTTED":
+        # The contents end where one of their entries comes again; a document
+        # without contents starts its body at its first numbered line.
+        repeated = st.region == "toc" and toc_key(first.text) in st.toc_keys
+        no_contents = st.region == "front" and not st.toc_keys and first.kind != "DOTTED"
+        if repeated or no_contents:
             st.region = "body"
     if st.region == "front" and heading in ("contents", "table of contents"):
         st.region = "toc"
-    if st.region == "body" and first.kind == "HEADING" and len(para) == 1:
-        if heading in _BACK_MATTER and (st.section or st.rule):
-            st.region, st.region_start = heading, first.lineno
+    lone_heading = first.kind == "HEADING" and len(para) == 1
+    if st.region == "body" and lone_heading and heading in _BACK_MATTER and (st.section or st.rule):
+        st.region, st.region_start = heading, first.lineno
     if st.region in _BACK_MATTER and heading in _BACK_MATTER and len(para) == 1:
         st.region, st.region_start = heading, first.lineno
 
@@ -150,7 +151,7 @@ def _block(st: _State, lines: Iterable[Line], kind: str, **kw: object) -> None:
 
 def _join(st: _State, lines: Iterable[Line]) -> str:
     """Join lines: a hard-wrapped line joins the next with a space, others with a newline."""
-    out = ""
+    out, prev = "", ""
     for ln in lines:
         if out:
             out += " " if st.wrap and _wraps(prev, st.wrap) else "\n"
@@ -274,14 +275,14 @@ def _prose(st: _State, line: Line) -> None:
         st.out[-1] = evolve(el, continues=st.qa)
 
 
-def _noise(kind: str) -> object:
+def _noise(kind: str) -> Callable[[_State, Line], None]:
     def handler(st: _State, line: Line) -> None:
         _block(st, [line], "noise", noise_kind=kind)
 
     return handler
 
 
-_HANDLERS = {
+_HANDLERS: dict[str, Callable[[_State, Line], None]] = {
     "CHAPTER": _chapter,
     "SECTION": _section,
     "RULE": _rule,

@@ -148,7 +148,9 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None) -> str:
         )
     lines.append("(decode and parse: CPU seconds summed over parallel workers; other stages: wall seconds)")
     lines.append("")
-    lines.append(f"{'scale':>5} {'parse MB/s':>10} {'Lark MB/s':>10} {'ratio':>6} {'split MB/s':>10} {'ingest/split':>12}")
+    lines.append(
+        f"{'scale':>5} {'parse MB/s':>10} {'Lark MB/s':>10} {'ratio':>6} {'split MB/s':>10} {'ingest/split':>12}"
+    )
     for row in doc["runs"]:
         parse = row["cold"]["stage_seconds"].get("cpu_per_source_stages", {}).get("parse") or float("nan")
         lark, split = row["refs"]["lark_parse"], row["refs"]["decode_and_split"]

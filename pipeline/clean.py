@@ -23,9 +23,12 @@ _SPACES = re.compile(r"[ \t]{2,}")
 _SENTENCE_END = re.compile(r"[.!?:\"”’')\]]\s*$")
 
 # Short words that follow a glued word ("blockedas", "typein").
-_SHORT = frozenset("an as at by if in is it of on or to".split())
-_PREFIXES = frozenset("anti co de dis mis multi non over pre re sub un under".split())
-_SUFFIXES = frozenset("able ably ally ed er est ful fully ing ity ize less ly ment ness ous ship".split())
+_SHORT = frozenset(["an", "as", "at", "by", "if", "in", "is", "it", "of", "on", "or", "to"])
+_PREFIXES = frozenset(["anti", "co", "de", "dis", "mis", "multi", "non", "over", "pre", "re", "sub", "un", "under"])
+_SUFFIXES = frozenset([
+    "able", "ably", "ally", "ed", "er", "est", "ful", "fully", "ing", "ity", "ize", "less", "ly", "ment", "ness",
+    "ous", "ship",
+])
 
 
 @lru_cache(maxsize=1)

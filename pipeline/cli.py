@@ -18,8 +18,8 @@ from pipeline.database import search as search_db
 from pipeline.job import run_job
 from pipeline.package import InvalidOutput
 from pipeline.publish import Busy
-from pipeline.trace import TraceError, trace
 from pipeline.run import Settings, build
+from pipeline.trace import TraceError, trace
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
 

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import csv
 import json
-from contextlib import suppress
-from operator import itemgetter
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import suppress
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from pipeline import database, xrefs
-from pipeline.package import validate_rules_json
 from pipeline.align import folded
 from pipeline.canonical import section_of
 from pipeline.dedupe import normalise_number
+from pipeline.package import validate_rules_json
 from pipeline.records import Element, Source
 from pipeline.run import Corpus
 from pipeline.tables import KINDS, TABLES

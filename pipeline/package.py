@@ -50,7 +50,7 @@ def validate_rules_json(doc: dict[str, Any]) -> None:
     try:
         _compiled()(doc)
     except fastjsonschema.JsonSchemaException as exc:
-        raise InvalidOutput(f"rules.json does not match {SCHEMA_NAME}: {exc.message}") from exc
+        raise InvalidOutput(f"rules.json does not match {SCHEMA_NAME}: {exc}") from exc
 
 
 def sha256_of(path: Path) -> str:

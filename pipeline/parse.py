@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedInput
@@ -111,7 +112,7 @@ def parse(text: str, source: str = "<text>") -> list[Paragraph]:
 def parse_with_lark(text: str, source: str = "<text>") -> list[Paragraph]:
     """The same as ``parse``, by Lark's LALR parser: the reference implementation."""
     try:
-        result: list[Paragraph] = parser().parse(_PAD + text + _PAD)
+        result = cast(list[Paragraph], parser().parse(_PAD + text + _PAD))
     except UnexpectedInput as exc:
         line = max(1, exc.line - _SHIFT)
         padded = _PAD + text + _PAD

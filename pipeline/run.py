@@ -13,8 +13,8 @@ import stat
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -24,7 +24,6 @@ from pipeline.cache import SourceCache
 from pipeline.decode import DecodeError, decode, sniff_binary
 from pipeline.parse import ParseError, parse
 from pipeline.records import Element, Source, evolve
-
 
 # progress(stage, done, total): called as work advances, for a progress bar.
 Progress = Callable[[str, int, int], None]
@@ -78,7 +77,7 @@ class Quarantine(Exception):
 
 def discover(raw: Path) -> list[Path]:
     """Every file under ``raw``, sub-folders included, in a stable order."""
-    found = []
+    found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(raw, followlinks=False):
         # Links to folders are not followed (loops), but listed, so that read_source
         # quarantines them with a reason instead of their being skipped unseen.
@@ -138,7 +137,7 @@ def read_source(
         reason = exc.strerror or type(exc).__name__
         return Source(sid, rel, "", 0, status="quarantined", error=f"{rel}: cannot read: {reason}"), [], {}
     except Quarantine as exc:
-        return Source(sid, rel, "", 0, status="quarantined", error=f"{rel}: {exc}"), [], False
+        return Source(sid, rel, "", 0, status="quarantined", error=f"{rel}: {exc}"), [], {}
     base = Source(sid, rel, hashlib.sha256(data).hexdigest(), len(data))
     key = cache.key(base.sha256, rel, settings.limits()) if cache else ""
     if cache:

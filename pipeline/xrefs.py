@@ -14,30 +14,33 @@ _LIST = re.compile(
     rf"\b(?:rules?|sections?)\s+({_REF}(?:(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or|through)\s+){_REF})*)",
     re.I,
 )
+_LETTERED = re.compile(r"(\d{3}\.\d{1,3})([a-z])")
+_PLAIN = re.compile(r"(\d{3})\.(\d{1,3})")
 _ONE = re.compile(rf"({_NUMBER})(?:\s?[-–—]\s?({_NUMBER}|[a-z]{{1,2}}\b))?")
 
 
 def expand(start: str, end: str | None) -> list[str]:
-    """Numbers from ``start`` to ``end`` (a letter or a full number).
+    """Numbers from ``start`` to ``end`` (a letter, or a full number).
 
     >>> expand("601.2e", "g")
     ['601.2e', '601.2f', '601.2g']
     >>> expand("510.1c", "510.1d")
     ['510.1c', '510.1d']
+    >>> expand("702.110", "702.112")
+    ['702.110', '702.111', '702.112']
     """
     if not end:
         return [start]
-    m = re.fullmatch(r"(\d{3}\.\d{1,3})([a-z])", start)
-    last = end[-1] if end[-1].isalpha() else ""
-    if m and last and (end.isalpha() or end[:-1] == m.group(1)) and len(end.rstrip("abcdefghijklmnopqrstuvwxyz")) in (0, len(m.group(1))):
-        lo, hi = ord(m.group(2)), ord(last)
-        if lo <= hi and hi - lo < 26:
-            return [m.group(1) + chr(c) for c in range(lo, hi + 1)]
-    n1 = re.fullmatch(r"(\d{3})\.(\d{1,3})", start)
-    n2 = re.fullmatch(r"(\d{3})\.(\d{1,3})", end)
-    if n1 and n2 and n1.group(1) == n2.group(1) and 0 <= int(n2.group(2)) - int(n1.group(2)) < 50:
-        return [f"{n1.group(1)}.{i}" for i in range(int(n1.group(2)), int(n2.group(2)) + 1)]
-    return [start, end] if not end.isalpha() else [start]
+    lettered = _LETTERED.fullmatch(start)
+    if lettered:
+        stem, first = lettered.groups()
+        last = end if end.isalpha() else end.removeprefix(stem) if end.startswith(stem) else ""
+        if len(last) == 1 and first <= last:
+            return [stem + chr(c) for c in range(ord(first), ord(last) + 1)]
+    a, b = _PLAIN.fullmatch(start), _PLAIN.fullmatch(end)
+    if a and b and a.group(1) == b.group(1) and 0 <= int(b.group(2)) - int(a.group(2)) < 50:
+        return [f"{a.group(1)}.{i}" for i in range(int(a.group(2)), int(b.group(2)) + 1)]
+    return [start] if end.isalpha() else [start, end]
 
 
 @lru_cache(maxsize=262_144)

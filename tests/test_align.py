@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -53,7 +52,9 @@ def test_glossary_keywords_map_to_the_reference_section(version: str, table) -> 
     reference = _reference_sections(table("elements")) | _renamed(glossary) | MERGED
     rmap = table("renumber_map")
     rows = rmap[rmap.source_id == version]
-    mapped = {n.replace(" ", "").rstrip("."): c for n, c in zip(rows.number_as_written, rows.canonical_number, strict=True)}
+    mapped = {
+        n.replace(" ", "").rstrip("."): c for n, c in zip(rows.number_as_written, rows.canonical_number, strict=True)
+    }
     named = _keywords(glossary, version)
     for (v, keyword), _ in GLOSSARY_ERRATA.items():
         if v == version:  # the release's glossary gives a wrong number; use the section's own

@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 
 from pipeline import emit, publish
 from pipeline.cli import main
-from tests.conftest import ROOT, RAW
+from tests.conftest import RAW, ROOT
 
 SMALL = ["000_eb8496d4591d3274.txt", "003_cae9f8b12e336c00.txt", "cr-2024-09-20.txt", "cr-2026-08-07.txt"]
 METADATA = {"run.json", "changes.md"}  # describe the run itself, so they differ run to run
@@ -178,3 +178,14 @@ def test_killed_run_leaves_out_unchanged(small_raw: Path, tmp_path: Path) -> Non
     assert _ingest(small_raw, out)[0] == 0
     assert not list(tmp_path.glob(".out.staging-*"))
     assert "new" in (out / "sources.csv").read_text("utf-8")
+
+
+def test_jobs_do_not_change_the_output(small_raw: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["ingest", "--raw", str(small_raw), "--out", str(tmp_path / "one"),
+                                       "--jobs", "1", "--full"])
+    assert result.exit_code == 0
+    result = CliRunner().invoke(main, ["ingest", "--raw", str(small_raw), "--out", str(tmp_path / "two"),
+                                       "--jobs", "2", "--full"])
+    assert result.exit_code == 0
+    one, two = _digests(tmp_path / "one"), _digests(tmp_path / "two")
+    assert {k: v for k, v in one.items() if k not in METADATA} == {k: v for k, v in two.items() if k not in METADATA}
