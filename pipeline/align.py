@@ -291,9 +291,11 @@ def _fuzzy_run(src: list[str], dst: list[str], rows: range, cols: range) -> list
     b = [masked(dst[j]) for j in cols]
     # WRatio is 50x slower than these two and no better here: ratio for
     # rewordings, token_set_ratio for a rule cut short or grown a sentence.
+    # Threads cost more than they save on the small matrices most gaps make.
+    workers = -1 if len(a) * len(b) > 2000 else 1
     matrix = np.maximum(
-        process.cdist(a, b, scorer=fuzz.ratio, score_cutoff=MIN_RULE_SCORE, dtype=np.float32, workers=-1),
-        process.cdist(a, b, scorer=fuzz.token_set_ratio, dtype=np.float32, workers=-1) * SUBSET_WEIGHT,
+        process.cdist(a, b, scorer=fuzz.ratio, score_cutoff=MIN_RULE_SCORE, dtype=np.float32, workers=workers),
+        process.cdist(a, b, scorer=fuzz.token_set_ratio, dtype=np.float32, workers=workers) * SUBSET_WEIGHT,
     )
     sim = {
         (i, j): float(matrix[a, b])

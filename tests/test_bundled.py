@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.clean import Vocabulary, clean
 from pipeline.decode import decode
-from tests.conftest import RAW
+from pipeline.run import Settings, build, flag_truncation, read_source
+from tests.conftest import DATA, RAW
 
 SEEDS = sorted(RAW.glob("0*.txt"))
 VERSIONS = sorted(RAW.glob("cr-*.txt"))
@@ -132,3 +134,26 @@ def test_glossary_keyword_sections(version: str, table) -> None:  # type: ignore
         titles.setdefault(number.replace(" ", ""), set()).add(title.casefold())
     wrong = {k: (n, titles.get(n)) for k, n in named.items() if k not in titles.get(n, set())}
     assert wrong == {k: (n, wrong[k][1]) for (v, k), n in GLOSSARY_ERRATA.items() if v == version}
+
+
+def test_truncated_copy_is_flagged_on_its_last_element_and_source() -> None:
+    path = DATA / "damaged" / "cr-2011-09-30__pit142857.txt"
+    src, elements, _ = read_source(path, path.parent, Settings(jobs=1))
+    assert (src.status, src.format, src.effective_date) == ("ok", "cr_document", "2011-09-30")
+    src, elements = flag_truncation(src, clean(elements, Vocabulary.build([])))
+    assert "truncated" in src.flags
+    last = elements[-1]
+    assert (last.kind, last.term, last.text) == ("glossary", "Tap", "To turn a permanent sideways from an upright p")
+    assert "truncated" in last.flags
+    text = decode(path.read_bytes()).text
+    nonblank = {i for i, ln in enumerate(text.split("\n"), 1) if ln.strip(" \t\f\v")}
+    covered = Counter(n for el in elements for n in range(el.line_start, el.line_end + 1))
+    assert {n for n in nonblank if covered[n] != 1} == set()
+
+
+def test_upstream_damage_is_kept_and_flagged(tmp_path: Path) -> None:
+    (tmp_path / "damaged.txt").write_text("702.2a Ma\ufffdr\u00fbf is a card name.\n", encoding="utf-8")
+    corpus = build(tmp_path, Settings(jobs=1))
+    (el,) = corpus.elements
+    assert el.text == "Ma\ufffdr\u00fbf is a card name."
+    assert "replacement_char" in el.flags
