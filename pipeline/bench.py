@@ -148,6 +148,16 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None) -> str:
         )
     lines.append("(decode and parse: CPU seconds summed over parallel workers; other stages: wall seconds)")
     lines.append("")
+    lines.append(f"{'MB/s':>12} " + " ".join(f"{s:>7}" for s in STAGES))
+    for row in doc["runs"]:
+        wall = row["cold"]["stage_seconds"].get("wall", {})
+        cpu = row["cold"]["stage_seconds"].get("cpu_per_source_stages", {})
+        rates = []
+        for stage in STAGES:
+            value = cpu.get(stage) if stage in ("decode", "parse") else wall.get(stage)
+            rates.append(f"{row['mb'] / value:>7.1f}" if value else f"{'-':>7}")
+        lines.append(f"{'x' + str(row['scale']):>12} " + " ".join(rates))
+    lines.append("")
     lines.append(
         f"{'scale':>5} {'parse MB/s':>10} {'Lark MB/s':>10} {'ratio':>6} {'split MB/s':>10} {'ingest/split':>12}"
     )

@@ -18,7 +18,7 @@ from typing import Any
 
 from pipeline import database, xrefs
 from pipeline.align import folded
-from pipeline.canonical import section_of
+from pipeline.canonical import Mapping, section_of
 from pipeline.dedupe import normalise_number
 from pipeline.package import validate_rules_json
 from pipeline.records import Element, Source
@@ -164,6 +164,21 @@ def _qa_sections(elements: Sequence[Element], rule_section: dict[str, str]) -> d
     return out
 
 
+def _with_xrefs(mappings: Sequence[Mapping], by_xref: dict[tuple[str, str], Mapping]) -> list[Mapping]:
+    """Each source's own rows, then its cross-reference-only numbers in number order."""
+    extra: dict[str, list[Mapping]] = defaultdict(list)
+    for (sid, _), row in by_xref.items():
+        extra[sid].append(row)
+    out: list[Mapping] = []
+    order = list(dict.fromkeys([m.source_id for m in mappings] + list(extra)))
+    own: dict[str, list[Mapping]] = defaultdict(list)
+    for m in mappings:
+        own[m.source_id].append(m)
+    for sid in order:
+        out += own[sid] + sorted(extra[sid], key=lambda m: _number_key(m.number_as_written))
+    return out
+
+
 def tables(corpus: Corpus) -> dict[str, list[Any]]:
     els = corpus.elements
     ref = [el for el in els if el.source_id == corpus.reference]
@@ -209,13 +224,25 @@ def tables(corpus: Corpus) -> dict[str, list[Any]]:
     }
     like = {s.source_id: s.numbering_like for s in corpus.sources}
     xref_rows = []
+    # Numbers a source writes only inside cross-references get renumber_map rows
+    # of their own (method "xref"), mapped through the release it shares numbering with.
+    by_xref: dict[tuple[str, str], Mapping] = {}
     for el in els:
         if el.kind in ("rule", "example", "qa", "glossary", "prose"):
             body = el.answer if el.kind == "qa" else el.text
             for written, target in xrefs.find(body):
-                mapped = per_source_map.get((el.source_id, target)) or per_source_map.get(
-                    (like.get(el.source_id, ""), target), ""
-                )
+                own = per_source_map.get((el.source_id, target))
+                mapped = own if own is not None else per_source_map.get((like.get(el.source_id, ""), target), "")
+                if own is None and (el.source_id, target) not in by_xref:
+                    donor = like.get(el.source_id, "")
+                    why = (
+                        "cross-reference to a rule this release does not contain" if donor == el.source_id
+                        else f"written only as a cross-reference; no rule {target} in {donor or 'any release'}"
+                    )
+                    by_xref[el.source_id, target] = Mapping(
+                        el.source_id, target, "", mapped, "xref" if mapped else "unmapped",
+                        100.0 if mapped else 0.0, "" if mapped else why,
+                    )
                 xref_rows.append({
                     "element_id": el.element_id, "target_as_written": written,
                     "target_canonical": mapped, "target": target,
@@ -228,7 +255,7 @@ def tables(corpus: Corpus) -> dict[str, list[Any]]:
         "renumber_map": [
             {"source_id": m.source_id, "number_as_written": m.number_as_written, "title": m.title,
              "canonical_number": m.canonical_number, "method": m.method, "score": m.score, "reason": m.reason}
-            for m in corpus.mappings
+            for m in _with_xrefs(corpus.mappings, by_xref)
         ],
         "qa": [
             {"qa_id": el.element_id, "section": qa_section[el.element_id][0], "question": el.question,

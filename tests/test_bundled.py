@@ -157,3 +157,26 @@ def test_upstream_damage_is_kept_and_flagged(tmp_path: Path) -> None:
     (el,) = corpus.elements
     assert el.text == "Ma\ufffdr\u00fbf is a card name."
     assert "replacement_char" in el.flags
+
+
+@pytest.mark.parametrize("version", [p.stem for p in VERSIONS])
+def test_contents_and_body_are_told_apart(version: str, table) -> None:  # type: ignore[no-untyped-def]
+    """"Glossary" and "Credits" stand in the contents and again in the body: only the
+    body's open the glossary, whose entries all follow it."""
+    text = decode((RAW / f"{version}.txt").read_bytes()).text.split("\n")
+    glossary_lines = [i for i, ln in enumerate(text, 1) if re.fullmatch(r"Glossary(\.+ *\d+)?", ln.strip())]
+    assert len(glossary_lines) == 2  # contents, body
+    elements = table("elements")
+    rows = elements[elements.source_id == version]
+    start, end = rows.line_start.astype(int), rows.line_end.astype(int)
+
+    def kind_at(line: int) -> str:
+        (kind,) = rows[(start <= line) & (line <= end)].kind
+        return str(kind)
+
+    toc, body = glossary_lines
+    assert kind_at(toc) == "front_matter" and kind_at(body) == "front_matter"
+    entries = rows[rows.kind == "glossary"].line_start.astype(int)
+    assert entries.min() > body
+    rules = rows[rows.kind == "rule"].line_start.astype(int)
+    assert toc < rules.min() and rules.max() < body
