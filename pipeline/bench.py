@@ -127,6 +127,13 @@ def main() -> None:
     print(render(doc, previous))
 
 
+def _stage_seconds(row: dict[str, Any]) -> list[float | None]:
+    """Seconds of each stage of a run: CPU for the per-source stages, wall for the rest."""
+    wall = row["cold"]["stage_seconds"].get("wall", {})
+    cpu = row["cold"]["stage_seconds"].get("cpu_per_source_stages", {})
+    return [cpu.get(s) if s in ("decode", "parse") else wall.get(s) for s in STAGES]
+
+
 def render(doc: dict[str, Any], previous: dict[str, Any] | None) -> str:
     """The table ``make bench`` prints."""
     lines = [f"machine: {doc['machine']['cpus']} cores, Python {doc['machine']['python']}", ""]
@@ -134,12 +141,7 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None) -> str:
     head += f" {'total s':>8} {'MB/s':>6} {'peak MB':>8} {'re-run s':>8} {'parsed':>6}"
     lines.append(head)
     for row in doc["runs"]:
-        wall = row["cold"]["stage_seconds"].get("wall", {})
-        cpu = row["cold"]["stage_seconds"].get("cpu_per_source_stages", {})
-        cells = []
-        for stage in STAGES:
-            value = cpu.get(stage) if stage in ("decode", "parse") else wall.get(stage)
-            cells.append(f"{value:>7.2f}" if value is not None else f"{'-':>7}")
+        cells = [f"{v:>7.2f}" if v is not None else f"{'-':>7}" for v in _stage_seconds(row)]
         total = row["cold"]["seconds"]
         lines.append(
             f"{'x' + str(row['scale']):>5} {row['mb']:>6.1f} " + " ".join(cells)
@@ -150,12 +152,7 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None) -> str:
     lines.append("")
     lines.append(f"{'MB/s':>12} " + " ".join(f"{s:>7}" for s in STAGES))
     for row in doc["runs"]:
-        wall = row["cold"]["stage_seconds"].get("wall", {})
-        cpu = row["cold"]["stage_seconds"].get("cpu_per_source_stages", {})
-        rates = []
-        for stage in STAGES:
-            value = cpu.get(stage) if stage in ("decode", "parse") else wall.get(stage)
-            rates.append(f"{row['mb'] / value:>7.1f}" if value else f"{'-':>7}")
+        rates = [f"{row['mb'] / v:>7.1f}" if v else f"{'-':>7}" for v in _stage_seconds(row)]
         lines.append(f"{'x' + str(row['scale']):>12} " + " ".join(rates))
     lines.append("")
     lines.append(
