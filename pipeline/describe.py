@@ -16,13 +16,17 @@ _DATE = re.compile(
     r"(?:current|effective)\s+as\s+of\s+([A-Z][a-z]+\.?\s+\d{1,2},\s+\d{4})", re.I
 )
 
-# Wording that dates a text (DOMAIN.md, "Wording eras"): the newest match wins.
-_ERAS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("2021+", re.compile(r"\bmana value\b", re.I)),
-    ("2018-2021", re.compile(r"\b(?:they|their) (?:control|own)s?\b(?!.*\bhe or she\b)", re.I)),
-    ("2009-2018", re.compile(r"\benters the battlefield\b|\bcast (?:a|this|that) spell\b", re.I)),
-    ("pre-2009", re.compile(r"\bcomes? into play\b|\bplay (?:a|this|that) spell\b|\bin play\b", re.I)),
+# Wording that dates a text (DOMAIN.md, "Wording eras"): for each change, the
+# words before it and after it. A text is as old as the older words it uses
+# more than the newer ones.
+_CHANGES: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+    ("pre-2009",
+     re.compile(r"\bcomes? into play|\bin play\b|\bremoved? from the game|\bplay (?:a|this|that) spell", re.I),
+     re.compile(r"\benters? the battlefield|\bon the battlefield|\bexiled?\b|\bcast (?:a|this|that) spell", re.I)),
+    ("2009-2018", re.compile(r"\bhe or she\b|\bhis or her\b", re.I), re.compile(r"\bthey control\b", re.I)),
+    ("2018-2021", re.compile(r"\bconverted mana cost\b", re.I), re.compile(r"\bmana value\b", re.I)),
 )
+_ERA_NAMES = ("pre-2009", "2009-2018", "2018-2021", "2021+")
 
 
 def effective_date(elements: Sequence[Element]) -> str:
@@ -56,10 +60,14 @@ def era(elements: Sequence[Element], date: str = "") -> str:
             return "2018-2021"
         return "2021+"
     text = "\n".join(el.text_raw for el in elements if el.kind in ("rule", "qa", "prose", "example"))
-    for name, pattern in _ERAS:
-        if pattern.search(text):
+    latest = ""
+    for i, (name, older, newer) in enumerate(_CHANGES):
+        old_n, new_n = len(older.findall(text)), len(newer.findall(text))
+        if old_n > new_n:
             return name
-    return ""
+        if new_n:
+            latest = _ERA_NAMES[i + 1]
+    return latest
 
 
 def source_format(elements: Sequence[Element]) -> str:

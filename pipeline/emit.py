@@ -114,10 +114,23 @@ def history(corpus: Corpus) -> list[dict[str, Any]]:
     rows = []
     for number in sorted(by_rule, key=_number_key):
         seen = sorted(by_rule[number], key=lambda e: (order[e.source_id], e.line_start))
-        prev: Element | None = None
         present = {e.source_id for e in seen}
-        for el in seen:
-            if prev is None:
+        # The timeline: every version the rule is in, and every whole release in
+        # between that lacks it (it was removed there, and came back later).
+        first = order[seen[0].source_id]
+        gaps = [d for d in docs if d not in present and order[d] > first]
+        timeline = sorted([(order[e.source_id], e) for e in seen] + [(order[d], d) for d in gaps],
+                          key=lambda item: item[0])
+        prev: Element | None = None
+        gone = False
+        for _, item in timeline:
+            if isinstance(item, str):
+                if not gone:
+                    rows.append(_history_row(number, item, dates, "", "removed", ""))
+                gone = True
+                continue
+            el = item
+            if prev is None or gone:
                 change = "added"
             elif normalise_number(el.number_as_written) != normalise_number(prev.number_as_written):
                 change = "moved"
@@ -126,10 +139,7 @@ def history(corpus: Corpus) -> list[dict[str, Any]]:
             else:
                 change = "unchanged"
             rows.append(_history_row(number, el.source_id, dates, el.number_as_written, change, el.text))
-            prev = el
-        later = [d for d in docs if order[d] > order[seen[-1].source_id] and d not in present]
-        if later:
-            rows.append(_history_row(number, later[0], dates, "", "removed", ""))
+            prev, gone = el, False
     return rows
 
 
