@@ -283,7 +283,9 @@ def build(
         mappings: list[canonical.Mapping] = []
         # Identical files align identically: each distinct content is aligned once.
         done: dict[str, tuple[list[str], list[canonical.Mapping]]] = {}
-        for src, els in zip(sources, cleaned, strict=True):
+        for done_n, (src, els) in enumerate(zip(sources, cleaned, strict=True), 1):
+            if progress:
+                progress("align", done_n, len(sources))
             is_ref = ref_source is not None and src == ref_source
             if src.sha256 in done and not is_ref:
                 numbers, rows = done[src.sha256]

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import settings
 
 from pipeline.job import run_job
 from pipeline.run import Corpus, Settings
+
+# CI runs the same examples every time: a failure there is reproducible here.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW = ROOT / "raw"
