@@ -66,6 +66,7 @@ def parser() -> Lark:
         parser="lalr",
         lexer="contextual",
         transformer=_ToParagraphs(),
+        propagate_positions=True,
         cache=True,
     )
 
