@@ -114,6 +114,12 @@ def history(corpus: Corpus) -> list[dict[str, Any]]:
     rows = []
     for number in sorted(by_rule, key=_number_key):
         seen = sorted(by_rule[number], key=lambda e: (order[e.source_id], e.line_start))
+        # One row per (source, number as written): a release that uses a number
+        # twice (702.175 in September 2024) keeps the first rule under it.
+        firsts: dict[tuple[str, str], Element] = {}
+        for e in seen:
+            firsts.setdefault((e.source_id, e.number_as_written), e)
+        seen = list(firsts.values())
         present = {e.source_id for e in seen}
         # The timeline: every version the rule is in, and every whole release in
         # between that lacks it (it was removed there, and came back later).
@@ -211,8 +217,11 @@ def tables(corpus: Corpus) -> dict[str, list[Any]]:
         qa_count[sec] += 1
     rule_count: dict[str, int] = defaultdict(int)
     rules = []
+    emitted: set[str] = set()
     for el in ref:
-        if el.kind == "rule" and not el.duplicate_of.startswith(el.source_id + ":"):
+        # A number the reference uses twice (702.175 in September 2024) keeps its first rule.
+        if el.kind == "rule" and el.canonical_number not in emitted:
+            emitted.add(el.canonical_number)
             sec = rule_section[el.canonical_number]
             rule_count[sec] += 1
             rules.append({
@@ -220,14 +229,15 @@ def tables(corpus: Corpus) -> dict[str, list[Any]]:
                 "variants": len(texts[el.canonical_number]),
                 "sources": ";".join(sorted(mapped_sources[el.canonical_number])),
             })
-    sections = [
-        {
-            "number": el.canonical_number, "title": el.text, "chapter": el.canonical_number[:1],
-            "rules": rule_count.get(el.canonical_number, 0), "qa": qa_count.get(el.canonical_number, 0),
-            "sources": ";".join(sorted(mapped_sources[el.canonical_number])),
-        }
-        for el in ref if el.kind == "section" and el.canonical_number
-    ]
+    sections = []
+    for el in ref:
+        if el.kind == "section" and el.canonical_number and el.canonical_number not in emitted:
+            emitted.add(el.canonical_number)
+            sections.append({
+                "number": el.canonical_number, "title": el.text, "chapter": el.canonical_number[:1],
+                "rules": rule_count.get(el.canonical_number, 0), "qa": qa_count.get(el.canonical_number, 0),
+                "sources": ";".join(sorted(mapped_sources[el.canonical_number])),
+            })
     per_source_map = {
         (m.source_id, normalise_number(m.number_as_written)): m.canonical_number
         for m in corpus.mappings if m.number_as_written

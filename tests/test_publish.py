@@ -193,3 +193,16 @@ def test_jobs_do_not_change_the_output(small_raw: Path, tmp_path: Path) -> None:
     assert result.exit_code == 0
     one, two = _digests(tmp_path / "one"), _digests(tmp_path / "two")
     assert {k: v for k, v in one.items() if k not in METADATA} == {k: v for k, v in two.items() if k not in METADATA}
+
+
+def test_reference_that_uses_a_number_twice(tmp_path: Path) -> None:
+    """September 2024 numbers both Offspring and Impending 702.175: the run still
+    publishes valid keys, the first rule keeping the number."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    shutil.copy(RAW / "cr-2024-09-20.txt", raw)
+    assert _ingest(raw, tmp_path / "out")[0] == 0
+    report = validate(tmp_path / "out" / "datapackage.json")
+    assert report.valid, report.flatten(["type", "note"])[:3]
+    rules = (tmp_path / "out" / "rules.csv").read_text("utf-8")
+    assert "\n702.175a,702.175,\"Offspring represents two abilities." in rules
