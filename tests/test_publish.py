@@ -206,3 +206,14 @@ def test_reference_that_uses_a_number_twice(tmp_path: Path) -> None:
     assert report.valid, report.flatten(["type", "note"])[:3]
     rules = (tmp_path / "out" / "rules.csv").read_text("utf-8")
     assert "\n702.175a,702.175,\"Offspring represents two abilities." in rules
+
+
+@pytest.mark.parametrize("version", sorted(p.name for p in RAW.glob("cr-*.txt")))
+def test_each_release_alone_publishes(version: str, tmp_path: Path) -> None:
+    """Any release can be the reference, numbering glitches and all (1999 has 408.f)."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    shutil.copy(RAW / version, raw)
+    code, output = _ingest(raw, tmp_path / "out")
+    assert code == 0, output
+    assert json.loads((tmp_path / "out" / "run.json").read_text("utf-8"))["reference"] == version[:-4]
