@@ -98,3 +98,34 @@ def test_cleanup_is_idempotent(text: str) -> None:
     twice, flags = fix_and_explain(once, _VOCAB)
     assert twice == once
     assert not set(flags) & {name for name, _ in FIXERS}
+
+
+_BODY = st.lists(st.one_of(_LINE, st.sampled_from([
+    "1. Game Concepts", "100. General", "702. Keyword Abilities", "702.41. Entwine", "702.41a Entwine is.",
+    "408.f Odd.", "702. 37a Storm.", "704.5aa Speed.", "702.175. Offspring", "702.175a Twice.", "Entwine",
+    "See rule 702.41, “Entwine.”", "Example: An example.", "Q: Why? A: Because.", "",
+])), max_size=40).map("\n".join)
+# A whole release around arbitrary content, so that it can become the reference.
+_CR_DOC = st.tuples(_BODY, _BODY).map(lambda parts: "\n".join([
+    "Magic: The Gathering Comprehensive Rules", "", "These rules are effective as of July 11, 2009.", "",
+    "Contents", "", "1. Game Concepts", "100. General", "Glossary", "Credits", "", "1. Game Concepts", "",
+    "100. General", "", parts[0], "", "Glossary", "", parts[1], "", "Credits", "", "Thanks.",
+]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(_CR_DOC, _BODY), min_size=1, max_size=3))
+def test_any_documents_publish(tmp_path_factory, docs: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Whatever the documents, the job publishes valid output (keys, schema) or
+    quarantines; it never fails."""
+    from pipeline.job import run_job
+
+    root = Path(tmp_path_factory.mktemp("job"))
+    raw = root / "raw"
+    raw.mkdir()
+    for i, doc in enumerate(docs):
+        (raw / f"doc{i}.txt").write_text(doc, encoding="utf-8")
+    result = run_job(raw, root / "out", Settings(jobs=1), full=True)
+    assert result.status == "published"
+    assert (root / "out" / "rules.sqlite").exists()
