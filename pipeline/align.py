@@ -153,21 +153,25 @@ class Match:
     reason: str = ""
 
 
+def _title_candidates(group: _Group, ref: RefIndex) -> list[str]:
+    """Reference sections the group's title names: its rename, or those bearing it."""
+    if group.head is None or not group.head.text:
+        return []
+    key = title_key(group.head.text)
+    return [ref.aliases[key]] if key in ref.aliases else ref.by_title.get(key, [])
+
+
 def _section_match(group: _Group, ref: RefIndex) -> Match:
     """Find the reference section of a source section: by title, alias, then wording."""
-    if group.head is not None and group.head.text:
-        key = title_key(group.head.text)
-        candidates = ref.by_title.get(key, [])
-        if key in ref.aliases:
-            candidates = [ref.aliases[key]]
-        if len(candidates) == 1:
-            hit = candidates[0]
-            return Match(hit, "same" if hit == group.number else "title", 100.0)
-        if candidates:
-            # A title many sections share ("General"): the wording decides.
-            by_words = _vote(group.rules, ref, set(candidates))
-            if by_words:
-                return replace(by_words, method="same" if by_words.canonical == group.number else "title")
+    candidates = _title_candidates(group, ref)
+    if len(candidates) == 1:
+        hit = candidates[0]
+        return Match(hit, "same" if hit == group.number else "title", 100.0)
+    if candidates:
+        # A title many sections share ("General"): the wording decides.
+        by_words = _vote(group.rules, ref, set(candidates))
+        if by_words:
+            return replace(by_words, method="same" if by_words.canonical == group.number else "title")
     by_words = _vote(group.rules, ref)
     if by_words:
         return by_words
@@ -326,14 +330,6 @@ def _fuzzy_run(src: list[str], dst: list[str], rows: range, cols: range) -> list
     return out
 
 
-def _titled(group: _Group, ref: RefIndex) -> bool:
-    """Whether the group's title alone finds its reference section."""
-    if group.head is None or not group.head.text:
-        return False
-    key = title_key(group.head.text)
-    return key in ref.aliases or len(ref.by_title.get(key, ())) == 1
-
-
 def _group_key(group: _Group) -> bytes:
     """What a group's alignment depends on: its heading, numbers and wordings."""
     parts = [group.number, group.head.text if group.head else "\x00"]
@@ -378,11 +374,10 @@ def align(elements: Sequence[Element], ref: RefIndex | None, is_reference: bool)
         return out, _unique(rows)
     assigned: dict[int, tuple[str, str, float, str]] = {}
     groups = [(g, _group_key(g)) for g in _groups(elements)]
-    prefetch(
-        [el.text for g, key in groups if key not in ref.memo_group and not _titled(g, ref) for el in g.rules]
-        + [el.text for el in elements if el.kind == "prose"],
-        ref,
-    )
+    # Rules of sections their title does not settle, and every paragraph, may
+    # need the whole reference searched: shortlist them all at once.
+    untitled = [g for g, key in groups if key not in ref.memo_group and len(_title_candidates(g, ref)) != 1]
+    prefetch([el.text for g in untitled for el in g.rules] + [el.text for el in elements if el.kind == "prose"], ref)
     for group, key in groups:
         if key not in ref.memo_group:
             ref.memo_group[key] = _align_group(group, ref)

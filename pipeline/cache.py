@@ -33,16 +33,21 @@ def code_version() -> str:
 
 
 class SourceCache:
-    """Pickled first-stage results in a folder, one file per key."""
+    """Pickled first-stage results in a folder, one file per key. With
+    ``reuse=False`` (``--full``) nothing is read back, but fresh results still
+    replace the old ones, so the next run can reuse them."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, reuse: bool = True) -> None:
         self.folder = folder
+        self.reuse = reuse
 
     def key(self, sha256: str, rel_path: str, settings: Any) -> str:
         raw = f"{code_version()}\0{sha256}\0{rel_path}\0{settings!r}"
         return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()
 
     def get(self, key: str) -> Any | None:
+        if not self.reuse:
+            return None
         try:
             with (self.folder / f"{key}.pickle").open("rb") as fh:
                 return pickle.load(fh)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import re
 import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -167,14 +168,14 @@ def _utf16_without_bom(data: bytes) -> str | None:
 def _decode_mixed(data: bytes) -> tuple[str, str, str, list[int]]:
     """Decode line by line: UTF-8 where a line is UTF-8, a single-byte guess elsewhere."""
     chunks = data.splitlines(keepends=True)
-    fallback, evidence = choose_single_byte(b"\n".join(x for x in chunks if not _is_utf8(x)))
-    parts, odd = [], []
-    for chunk in chunks:
-        if _is_utf8(chunk):
-            parts.append(chunk.decode("utf-8"))
-        else:
+    valid = [_is_utf8(c) for c in chunks]
+    fallback, evidence = choose_single_byte(b"\n".join(c for c, ok in zip(chunks, valid, strict=True) if not ok))
+    parts: list[str] = []
+    odd: list[int] = []
+    for chunk, ok in zip(chunks, valid, strict=True):
+        if not ok:
             odd.append(len(parts))
-            parts.append(chunk.decode(fallback))
+        parts.append(chunk.decode("utf-8" if ok else fallback))
     text = "".join(parts)
     # Line numbers of the odd chunks, counted as the text will be split.
     starts = [m.end() for m in _NEWLINES.finditer(text)]
@@ -182,14 +183,8 @@ def _decode_mixed(data: bytes) -> tuple[str, str, str, list[int]]:
     for part in parts:
         offsets.append(pos)
         pos += len(part)
-    lines = [1 + _bisect(starts, offsets[i]) for i in odd]
+    lines = [1 + bisect_right(starts, offsets[i]) for i in odd]
     return text, f"utf-8+{fallback}", f"lines not UTF-8 read as {evidence}", lines
-
-
-def _bisect(starts: list[int], offset: int) -> int:
-    from bisect import bisect_right
-
-    return bisect_right(starts, offset)
 
 
 def _is_utf8(chunk: bytes) -> bool:

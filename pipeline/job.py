@@ -86,17 +86,15 @@ def run_job(
                                          "pipeline are the same.\n")
             quarantined = [i["error"] for i in report.get("inputs", []) if i.get("status") != "ok"]
             return JobResult("unchanged", report, quarantined)
-        cache = None if cache_dir is None else SourceCache(cache_dir)
-        corpus = build(raw, settings, progress, None if full else cache)
-        if full and cache is not None:
-            shutil.rmtree(cache_dir, ignore_errors=True)  # type: ignore[arg-type]
+        cache = None if cache_dir is None else SourceCache(cache_dir, reuse=not full)
+        corpus = build(raw, settings, progress, cache)
         staging = publish.staging_dir(out)
         try:
             with corpus.clock("emit"):
                 counts = emit.write(corpus, staging)
-                package.write(staging)
-            _replace_file(staging / CHANGES, changes(out, staging, corpus))
-            report = _report(corpus, staging, counts, print_, started)
+                hashes = package.write(staging)
+            (staging / CHANGES).write_text(changes(out, staging, corpus), encoding="utf-8")
+            report = _report(corpus, staging, counts, hashes, print_, started)
             (staging / RUN_JSON).write_text(_json(report), encoding="utf-8")
             publish.swap_in(staging, out)
         finally:
@@ -119,7 +117,9 @@ def _replace_file(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _report(corpus: Corpus, staging: Path, counts: dict[str, int], print_: str, started: float) -> dict[str, Any]:
+def _report(
+    corpus: Corpus, staging: Path, counts: dict[str, int], hashes: dict[str, str], print_: str, started: float
+) -> dict[str, Any]:
     els = corpus.elements
     kinds = Counter(el.kind for el in els)
     noise = Counter(el.noise_kind for el in els if el.kind == "noise")
@@ -130,7 +130,8 @@ def _report(corpus: Corpus, staging: Path, counts: dict[str, int], print_: str, 
         if path.name in (RUN_JSON,) or not path.is_file():
             continue
         outputs.append({
-            "file": path.name, "bytes": path.stat().st_size, "sha256": package.sha256_of(path),
+            "file": path.name, "bytes": path.stat().st_size,
+            "sha256": hashes.get(path.name) or package.sha256_of(path),
             "rows": counts.get(path.name),
         })
     return {

@@ -101,9 +101,11 @@ def datapackage(out: Path) -> dict[str, Any]:
     }
 
 
-def write(out: Path) -> None:
-    """Write ``datapackage.json`` and the rules.json schema into ``out``."""
-    (out / "datapackage.json").write_text(
-        json.dumps(datapackage(out), ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
-    )
+def write(out: Path) -> dict[str, str]:
+    """Write ``datapackage.json`` and the rules.json schema into ``out``; returns
+    the sha256 of each CSV it described, so that nobody hashes them again."""
+    descriptor = datapackage(out)
+    (out / "datapackage.json").write_text(json.dumps(descriptor, ensure_ascii=False, indent=1) + "\n",
+                                          encoding="utf-8")
     (out / SCHEMA_NAME).write_text(json.dumps(rules_schema(), indent=1) + "\n", encoding="utf-8")
+    return {r["path"]: r["hash"].removeprefix("sha256:") for r in descriptor["resources"]}
