@@ -435,16 +435,19 @@ class Pages:
             words = set(fold(latest).split())
             older = dict.fromkeys(v.text for v in present[:-1])
             extra = dict.fromkeys(w for text in older for w in fold(text).split() if w not in words)
-            nums = " ".join(dict.fromkeys(anchor(n)[1:] for n in lin.numbers))
+            # The number it has now (or had last) first: a search for it ranks this lineage first.
+            numbers = [lin.last_number, *reversed(lin.numbers)]
+            nums = " ".join(dict.fromkeys(anchor(n)[1:] for n in numbers))
             shown = lin.last_number + ("" if lin.canonical else " (ended)")
-            entries.append(["rule", shown, latest, lineage_file(lin.key), nums, " ".join(extra)])
+            entries.append(["rule", shown, latest, lineage_file(lin.key), nums, " ".join(extra),
+                            self._number_spans(lin)])
         sections: dict[tuple[str, str], list[str]] = {}
         for src in self.ds.sources:
             for it, id_ in zip(self.ds.items.get(src.source_id, []), self.ids[src.source_id], strict=True):
                 if it.kind == "section" and id_:
                     sections[(it.number, fold(it.text))] = [
                         "section", f"{it.number} {it.text}", f"in {label(src)}",
-                        f"{release_file(src.source_id)}#{id_}", anchor(it.number)[1:], ""]
+                        f"{release_file(src.source_id)}#{id_}", anchor(it.number)[1:], "", ""]
         entries.extend(sections.values())
         order = {s.source_id: i for i, s in enumerate(self.ds.sources)}
         terms: dict[str, tuple[int, list[str]]] = {}
@@ -455,12 +458,21 @@ class Pages:
             rank = order[row["source_id"]]
             if fold(row["term"]) not in terms or terms[fold(row["term"])][0] <= rank:
                 terms[fold(row["term"])] = (rank, ["glossary", row["term"], row["text"],
-                                                   f"{release_file(at[0])}#{at[1]}", "", ""])
+                                                   f"{release_file(at[0])}#{at[1]}", "", "", ""])
         entries.extend(entry for _, entry in terms.values())
         for src in self.ds.sources:
             entries.append(["release", label(src), f"{src.format} {src.era} {src.source_id}",
-                            release_file(src.source_id), "", ""])
+                            release_file(src.source_id), "", "", ""])
         return f"window.SEARCH_INDEX={script_json(entries)};\n"
+
+    def _number_spans(self, lin: Lineage) -> str:
+        """The numbers a lineage had and when: ``702.87a 2011-2013, 702.88a 2016-2019``."""
+        spans: dict[str, list[str]] = {}
+        for v in lin.versions:
+            src = self.ds.source(v.source_id)
+            if v.number and src is not None and src.official:
+                spans.setdefault(v.number, []).append(src.effective_date[:4])
+        return ", ".join(f"{n} {y[0]}" + (f"–{y[-1]}" if y[-1] != y[0] else "") for n, y in spans.items())
 
     # -- the run report -------------------------------------------------------------------------
 

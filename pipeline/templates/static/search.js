@@ -18,7 +18,8 @@
     var m = /^r?(\d{3}(?:\.?\s*\d{0,3}[a-z]{0,2})?)\.?$/i.exec(q.trim());
     return m ? m[1].replace(/[.\s]/g, "").toLowerCase() : "";
   }
-  // entry: [kind, label, text, href, numbers (no dots, space separated), older words]
+  // entry: [kind, label, text, href, numbers (no dots, space separated; the current one first),
+  //         words of older wordings, the numbers it had and when]
   var hay = index.map(function (e) { return fold(e[1] + " " + e[2] + " " + e[5]); });
   var labels = index.map(function (e) { return fold(e[1]); });
   var nums = index.map(function (e) { return e[4] ? e[4].toLowerCase().split(" ") : []; });
@@ -30,7 +31,8 @@
     for (var i = 0; i < index.length; i++) {
       var score = 0;
       if (number) {
-        if (nums[i].indexOf(number) >= 0) score = 100;
+        if (nums[i][0] === number) score = 110;
+        else if (nums[i].indexOf(number) >= 0) score = 100;
         else if (nums[i].some(function (n) { return n.indexOf(number) === 0; })) score = 50;
       }
       if (!score) {
@@ -77,7 +79,9 @@
       a.href = e[3]; a.textContent = e[1];
       var kind = document.createElement("span"); kind.className = "kind"; kind.textContent = e[0];
       var p = document.createElement("p"); p.appendChild(snippet(e[2], words));
-      li.appendChild(a); li.appendChild(kind); li.appendChild(p); list.appendChild(li);
+      li.appendChild(a); li.appendChild(kind);
+      if (e[6]) { var was = document.createElement("span"); was.className = "numbers"; was.textContent = e[6]; li.appendChild(was); }
+      li.appendChild(p); list.appendChild(li);
     });
   }
 
