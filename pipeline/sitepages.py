@@ -34,10 +34,6 @@ def changes_file(source_id: str) -> str:
     return f"changes/{slug(source_id)}.html"
 
 
-def lineage_file(key: str) -> str:
-    return f"lineage/{slug(key)}.html"
-
-
 def data_file(source_id: str) -> str:
     return f"data/{slug(source_id)}.js"
 
@@ -109,6 +105,16 @@ class Pages:
                 self.split_into[lin.split_from].append(lin.key)
             if lin.merged_into:
                 self.absorbed[lin.merged_into].append(lin.key)
+        # A lineage's page is named by its current number (lineage/702.89a.html), an ended
+        # one by its id: the names are unique, so the scripts match lineages by name.
+        self.names: dict[str, str] = {}
+        taken: set[str] = set()
+        for lin in ds.lineages.values():
+            name = slug(lin.canonical) if lin.canonical and slug(lin.canonical) not in taken else slug(lin.key)
+            while name in taken:
+                name += "_"
+            taken.add(name)
+            self.names[lin.key] = name
         self.years = sorted({int(s.effective_date[:4]) for s in ds.sources if s.effective_date[:4].isdigit()})
 
     # -- anchors and links -------------------------------------------------------------------
@@ -134,6 +140,14 @@ class Pages:
                 self.element_anchor[it.element_id] = (src.source_id, found)
             self.ids[src.source_id], self.idset[src.source_id] = ids, used
 
+    def _src(self, source_id: str) -> Source:
+        src = self.ds.source(source_id)
+        assert src is not None, source_id
+        return src
+
+    def lineage_file(self, key: str) -> str:
+        return f"lineage/{self.names[key]}.html"
+
     def number_link(self, source_id: str, number: str) -> str:
         """Root-relative link to a number on its source's page (the page itself when not anchored)."""
         target = anchor(number)
@@ -157,7 +171,7 @@ class Pages:
             if canonical:
                 key = self.ds.by_canonical.get(canonical)
                 if key:
-                    return f"{root}{lineage_file(key)}"
+                    return f"{root}{self.lineage_file(key)}"
                 if anchor(canonical) in ref_ids:
                     return f"{root}{release_file(self.reference)}#{anchor(canonical)}"
             self.unresolved += 1
@@ -190,7 +204,7 @@ class Pages:
             self.change_pages += 1
             yield changes_file(new), self.change_page(new)
         for lin in self.ds.lineages.values():
-            yield lineage_file(lin.key), self.lineage(lin)
+            yield self.lineage_file(lin.key), self.lineage(lin)
 
     def _neighbours(self, src: Source) -> tuple[Source | None, Source | None]:
         rel = self.releases
@@ -240,7 +254,7 @@ class Pages:
                 key = by_number.get((sid, it.number))
                 text = linkify(it.text, refs, resolve)
                 if id_ and key:
-                    out.append(f'<p class="rule" id="{id_}"><a class="num" href="../{lineage_file(key)}" '
+                    out.append(f'<p class="rule" id="{id_}"><a class="num" href="../{self.lineage_file(key)}" '
                                f'title="History of this rule">{num}</a> {text} '
                                f'<a class="self" href="#{id_}" aria-label="Link to rule {num}">#</a></p>')
                 elif id_:
@@ -347,21 +361,29 @@ class Pages:
             "old_href": f"../{self.number_link(old_id, c.old_number)}",
             "new_href": f"../{self.number_link(new_id, c.new_number)}",
             "other_number": c.other_number, "other_href": f"../{self.number_link(other_src, c.other_number)}",
-            "lineage_href": f"../{lineage_file(c.key)}", "body": body,
+            "lineage_href": f"../{self.lineage_file(c.key)}", "body": body,
         }
 
     def lineage(self, lin: Lineage) -> str:
         root = "../"
-        here = lineage_file(lin.key)
-        rows = []
+        here = self.lineage_file(lin.key)
+        rows: list[dict[str, Any]] = []
+        run: list[str] = []  # unchanged versions since the last change, shown as one line of links
         previous = ""
         for v in lin.versions:
             src = self.ds.source(v.source_id)
             assert src is not None
+            href = root + self.number_link(src.source_id, v.number)
+            if v.number and v.change == "unchanged" and v.text == previous and rows:
+                run.append(f'<a href="{escape(href)}">{escape(label(src))}</a>')
+                continue
+            if run:
+                rows.append({"change": "unchanged", "run": Markup(", ".join(run))})
+                run = []
             row: dict[str, Any] = {"date": v.date or self._placed_date(src), "change": v.change,
                                    "number": v.number, "source_label": label(src),
-                                   "source_href": root + release_file(src.source_id),
-                                   "href": root + self.number_link(src.source_id, v.number), "body": ""}
+                                   "source_href": root + release_file(src.source_id), "href": href, "body": "",
+                                   "run": ""}
             if v.number:
                 if not previous:
                     row["body"] = self._text_with_links(src, v.number, v.text, here)
@@ -371,12 +393,14 @@ class Pages:
             else:
                 previous = ""  # removed here: the next version is shown whole
             rows.append(row)
+        if run:
+            rows.append({"change": "unchanged", "run": Markup(", ".join(run))})
         present = [v for v in lin.versions if v.number]
         first, last = (present[0], present[-1]) if present else (None, None)
 
         def other(key: str) -> dict[str, str] | None:
             o = self.ds.lineages.get(key)
-            return {"href": f"{root}{lineage_file(key)}", "label": o.last_number} if o else None
+            return {"href": f"{root}{self.lineage_file(key)}", "label": o.last_number} if o else None
 
         ended = ""
         if lin.ended or lin.ended_in:
@@ -394,8 +418,8 @@ class Pages:
             "lineage.html", **self._common(root, title), lin=lin, summary=summary, numbers=numbers,
             versions=rows, section_title=self.ds.sections.get(lin.canonical.partition(".")[0], ""),
             current_href=root + ref_link if "#" in ref_link else "",
-            first=f"{first.number} in {rows[lin.versions.index(first)]['source_label']}" if first else "—",
-            last=f"{last.number} in {rows[lin.versions.index(last)]['source_label']}" if last else "—",
+            first=f"{first.number} in {label(self._src(first.source_id))}" if first else "—",
+            last=f"{last.number} in {label(self._src(last.source_id))}" if last else "—",
             ended=ended, split_from=other(lin.split_from) if lin.split_from else None,
             merged_into=other(lin.merged_into) if lin.merged_into else None,
             split_into=[o for k in self.split_into.get(lin.key, []) if (o := other(k))],
@@ -417,12 +441,14 @@ class Pages:
 
     def release_data(self, src: Source) -> str:
         found = self.presence[src.source_id]
-        data = {"k": list(found), "n": [v.number for v in found.values()], "t": [v.text for v in found.values()]}
+        data = {"k": [self.names[k] for k in found], "n": [v.number for v in found.values()],
+                "t": [v.text for v in found.values()]}
         return f"(window.SITE_DATA=window.SITE_DATA||{{}})[{script_json(src.source_id)}]={script_json(data)};\n"
 
     def lineage_data(self) -> str:
-        rel = {k: [lin.split_from, lin.merged_into] for k, lin in self.ds.lineages.items()
-               if lin.split_from or lin.merged_into}
+        names = self.names
+        rel = {names[k]: [names.get(lin.split_from, ""), names.get(lin.merged_into, "")]
+               for k, lin in self.ds.lineages.items() if lin.split_from or lin.merged_into}
         return f"window.SITE_LINEAGES={script_json(rel)};\n"
 
     def search_index(self) -> str:
@@ -439,7 +465,7 @@ class Pages:
             numbers = [lin.last_number, *reversed(lin.numbers)]
             nums = " ".join(dict.fromkeys(anchor(n)[1:] for n in numbers))
             shown = lin.last_number + ("" if lin.canonical else " (ended)")
-            entries.append(["rule", shown, latest, lineage_file(lin.key), nums, " ".join(extra),
+            entries.append(["rule", shown, latest, self.lineage_file(lin.key), nums, " ".join(extra),
                             self._number_spans(lin)])
         sections: dict[tuple[str, str], list[str]] = {}
         for src in self.ds.sources:

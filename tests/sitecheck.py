@@ -1,64 +1,55 @@
 """A link checker for the generated site: every internal href, src and action, and every
 #anchor, resolves to a file and an id that exist. Also the links the scripts build from
-``search-index.js`` and the data files ``compare.html`` loads."""
+``search-index.js`` and the data files ``compare.html`` loads.
+
+Each page is read once (its ids and its links), then every link is resolved as the
+browser would, relative to its page, on the list of files; nothing may leave the site.
+"""
 
 from __future__ import annotations
 
 import html
 import json
+import posixpath
 import re
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 _ID = re.compile(r'\sid="([^"]*)"')
-_LINK = re.compile(r'\s(href|src|action)="([^"]*)"')
-_EXTERNAL = ("http:", "https:", "mailto:", "javascript:", "data:")
+_LINK = re.compile(r'\s(?:href|src|action)="([^"]*)"')
+_SOURCES = re.compile(r'id="site-sources">(.*?)</script>', re.S)
+_EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 
 
-def ids_of(path: Path, cache: dict[Path, set[str]]) -> set[str]:
-    if path not in cache:
-        cache[path] = {html.unescape(m) for m in _ID.findall(path.read_text(encoding="utf-8"))}
-    return cache[path]
-
-
-def check(root: Path, page: Path, link: str, cache: dict[Path, set[str]]) -> str | None:
-    """Why ``link`` (as written on ``page``) does not resolve, or None."""
-    if link.startswith(_EXTERNAL):
-        return f"{page.relative_to(root)}: external link {link}"
-    parts = urlsplit(link)
-    target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
-    if root.resolve() not in target.parents:
-        return f"{page.relative_to(root)}: {link} leaves the site"
-    if not target.is_file():
-        return f"{page.relative_to(root)}: {link}: no file {target.relative_to(root.resolve())}"
-    if parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in ids_of(target, cache):
-        return f"{page.relative_to(root)}: {link}: no id {parts.fragment!r} in {target.relative_to(root.resolve())}"
+def _problem(page: str, link: str, files: set[str], ids: dict[str, set[str]]) -> str | None:
+    if _EXTERNAL.match(link):
+        return f"{page}: not a link inside the site: {link}"
+    path, _, fragment = link.partition("#")
+    path = path.partition("?")[0]
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(page), unquote(path))) if path else page
+    if target.startswith("../") or target not in files:
+        return f"{page}: {link}: no file {target}"
+    if fragment and target.endswith(".html") and unquote(fragment) not in ids[target]:
+        return f"{page}: {link}: no id {fragment!r} in {target}"
     return None
 
 
 def broken_links(root: Path) -> tuple[list[str], int]:
-    """(every broken link, how many links were checked) over the whole site."""
-    cache: dict[Path, set[str]] = {}
-    broken, checked = [], 0
-    for page in sorted(root.rglob("*.html")):
-        for _, raw in _LINK.findall(page.read_text(encoding="utf-8")):
-            checked += 1
-            problem = check(root, page, html.unescape(raw), cache)
-            if problem:
-                broken.append(problem)
-    index = root / "search-index.js"
-    entries = json.loads(index.read_text(encoding="utf-8").removeprefix("window.SEARCH_INDEX=").rstrip(";\n"))
-    for entry in entries:
-        checked += 1
-        problem = check(root, root / "search.html", entry[3], cache)
-        if problem:
-            broken.append(f"search-index.js: {problem}")
-    compare = (root / "compare.html").read_text(encoding="utf-8")
-    sources = json.loads(re.search(r'id="site-sources">(.*?)</script>', compare, re.S).group(1))  # type: ignore[union-attr]
-    for src in sources:
-        for key in ("page", "data"):
-            checked += 1
-            problem = check(root, root / "compare.html", src[key], cache)
-            if problem:
-                broken.append(f"compare sources: {problem}")
-    return broken, checked
+    """(every broken link, how many links were checked) over the whole site at ``root``."""
+    files = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    ids: dict[str, set[str]] = {}
+    links: list[tuple[str, str]] = []
+    for page in sorted(f for f in files if f.endswith(".html")):
+        text = (root / page).read_text(encoding="utf-8")
+        ids[page] = {html.unescape(i) for i in _ID.findall(text)}
+        links.extend((page, html.unescape(link)) for link in _LINK.findall(text))
+        if page == "compare.html":
+            found = _SOURCES.search(text)
+            for src in json.loads(found.group(1)) if found else []:
+                links.extend(("compare.html", src[key]) for key in ("page", "data"))
+    if "search-index.js" in files:
+        index = (root / "search-index.js").read_text(encoding="utf-8")
+        for entry in json.loads(index.removeprefix("window.SEARCH_INDEX=").rstrip(";\n")):
+            links.append(("search.html", entry[3]))
+    broken = [p for page, link in links if (p := _problem(page, link, files, ids))]
+    return broken, len(links)

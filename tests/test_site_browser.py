@@ -90,10 +90,11 @@ def test_rule_number_opens_its_lineage(site: SiteResult, tab: Any, shots: Path) 
     tab.locator("#R70287a a.num").click()
     assert tab.url.endswith("lineage/702.89a.html")
     assert tab.locator("h1").inner_text() == "Rule 702.89a"
-    numbers = tab.locator("ol.versions a.num").all_inner_texts()
-    assert list(dict.fromkeys(numbers)) == ["702.87a", "702.88a", "702.89a"]
-    renamed = tab.locator("ol.versions li", has=tab.locator("time", has_text="2024-09-20"))
-    assert renamed.locator(".change").inner_text().lower() == "edited"
+    numbers = list(dict.fromkeys(tab.locator("ol.versions a.num").all_inner_texts()))
+    wanted = ["702.87a", "702.88a", "702.89a"]
+    assert [n for n in numbers if n in wanted] == wanted
+    renamed = tab.locator("ol.versions li.edited", has=tab.locator("del", has_text="Totem"))
+    assert renamed.locator(".change").text_content() == "edited"
     assert renamed.locator("del").first.inner_text() == "Totem"
     assert renamed.locator("ins").first.inner_text() == "Umbra"
     tab.screenshot(path=str(shots / "lineage-umbra-armor.png"))
@@ -122,14 +123,15 @@ def test_search_finds_an_old_name_and_an_old_number(site: SiteResult, tab: Any, 
     tab.fill("#q", "702.87a")  # Totem armor's number in 2011 (and other rules' since): found by lineage
     tab.wait_for_function("document.querySelector('#results li > a')?.textContent === '702.87a'")
     umbra = tab.locator("#results li", has=tab.locator("a", has_text="702.89a"))
-    assert umbra.locator(".numbers").inner_text() == "702.87a 2011–2013, 702.88a 2016–2019, 702.89a 2021–2026"
+    spans = umbra.locator(".numbers").inner_text()
+    assert re.search(r"702\.87a 2011–\d{4}, 702\.88a \d{4}–\d{4}, 702\.89a 2021–2026$", spans), spans
     umbra.locator("a").click()
     assert tab.url.endswith("lineage/702.89a.html")
 
 
 def test_compare_any_two_matches_the_change_pages(site: SiteResult, tab: Any, shots: Path) -> None:
     changes = sorted((site.dest / "changes").glob("*.html"))
-    assert len(changes) == 12
+    assert len(changes) == site.releases - 1
     for path in changes:
         text = path.read_text(encoding="utf-8")
         table = text[text.index('<table class="counts">'):text.index("</table>")]
@@ -153,7 +155,7 @@ def test_compare_any_two_matches_the_change_pages(site: SiteResult, tab: Any, sh
 
 def test_index_and_run_report_render(site: SiteResult, tab: Any, shots: Path) -> None:
     tab.goto(url(site, "index.html"))
-    assert tab.locator("svg.timeline circle").count() == 18
+    assert tab.locator("svg.timeline circle").count() == site.releases + site.dumps
     tab.screenshot(path=str(shots / "index.png"))
     tab.goto(url(site, "run.html"))
     assert tab.locator("svg.chart").count() == 2

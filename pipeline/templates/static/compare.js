@@ -1,6 +1,7 @@
 /* Compare any two sources in the browser, matched through lineages, with the rules of
    pipeline/sitechanges.py (a test holds the two equal). Each source's rules are a plain
-   script, data/<source>.js, loaded on demand, so this works from file:// too. */
+   script, data/<source>.js, loaded on demand, so this works from file:// too. Lineages are
+   known by the names of their pages (lineage/<name>.html), one name per lineage. */
 (function () {
   "use strict";
   var KINDS = ["added", "removed", "moved", "edited", "moved+edited", "split", "merged"];
@@ -29,7 +30,6 @@
     for (var i = 0; i < a.length; i++) { if (a[i] < b[i]) return -1; if (a[i] > b[i]) return 1; }
     return 0;
   }
-  function slug(key) { return key.replace(/[^A-Za-z0-9._-]/g, "_"); }
 
   function load(id) {
     return new Promise(function (resolve, reject) {
@@ -134,7 +134,7 @@
       if (c.oldNumber && c.newNumber && !same) li.appendChild(document.createTextNode(" → "));
       if (c.newNumber) li.appendChild(link(c.newNumber, byId[bId].page + "#" + anchor(c.newNumber), "num"));
       if (c.otherNumber) li.appendChild(document.createTextNode(" (" + (c.kind === "split" ? "from " : "into ") + c.otherNumber + ")"));
-      li.appendChild(link("history", "lineage/" + slug(c.key) + ".html", "history"));
+      li.appendChild(link("history", "lineage/" + c.key + ".html", "history"));
       if (c.kind === "edited" || c.kind === "moved+edited" || (c.kind === "moved" && c.oldText !== c.newText)) {
         li.appendChild(diffNode(c.oldText, c.newText));
       } else if (c.kind !== "moved") {
