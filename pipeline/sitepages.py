@@ -17,6 +17,7 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup, escape
 
+from pipeline.align import folded
 from pipeline.sitechanges import KINDS, Change, compare, number_order, presence
 from pipeline.sitedata import Dataset, Item, Lineage, Source, anchor, slug
 from pipeline.sitehtml import Resolver, diff_html, linkify, script_json
@@ -107,6 +108,7 @@ class Pages:
                 self.absorbed[lin.merged_into].append(lin.key)
         # A lineage's page is named by its current number (lineage/702.89a.html), an ended
         # one by its id: the names are unique, so the scripts match lineages by name.
+        self.folds: dict[str, int] = {}
         self.names: dict[str, str] = {}
         taken: set[str] = set()
         for lin in ds.lineages.values():
@@ -441,8 +443,11 @@ class Pages:
 
     def release_data(self, src: Source) -> str:
         found = self.presence[src.source_id]
+        # "f": the wording as compared (pipeline.align.folded), as a number shared by every
+        # source, so the browser compares exactly as sitechanges.compare does.
         data = {"k": [self.names[k] for k in found], "n": [v.number for v in found.values()],
-                "t": [v.text for v in found.values()]}
+                "t": [v.text for v in found.values()],
+                "f": [self.folds.setdefault(folded(v.text), len(self.folds)) for v in found.values()]}
         return f"(window.SITE_DATA=window.SITE_DATA||{{}})[{script_json(src.source_id)}]={script_json(data)};\n"
 
     def lineage_data(self) -> str:

@@ -1,7 +1,9 @@
 /* Compare any two sources in the browser, matched through lineages, with the rules of
-   pipeline/sitechanges.py (a test holds the two equal). Each source's rules are a plain
-   script, data/<source>.js, loaded on demand, so this works from file:// too. Lineages are
-   known by the names of their pages (lineage/<name>.html), one name per lineage. */
+   pipeline/sitechanges.py (a test holds the two equal). Wordings are compared by the
+   number the site gave their folded form (pipeline.align.folded), not refolded here.
+   Each source's rules are a plain script, data/<source>.js, loaded on demand, so this
+   works from file:// too. Lineages are known by the names of their pages
+   (lineage/<name>.html), one name per lineage. */
 (function () {
   "use strict";
   var KINDS = ["added", "removed", "moved", "edited", "moved+edited", "split", "merged"];
@@ -13,13 +15,6 @@
   var results = document.getElementById("compare-results");
   var countsTable = document.getElementById("compare-counts");
 
-  // pipeline.align.match_text, then masked: quotes, dashes and case folded, numbers masked.
-  var QUOTES = { "“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "_": "" };
-  function folded(t) {
-    t = t.replace(/[“”‘’–—_]/g, function (c) { return QUOTES[c]; }).toLowerCase().replace(/ß/g, "ss");
-    t = t.split(/\s+/).filter(Boolean).join(" ");
-    return t.replace(/\b\d{3}(?:\.\d{1,3}[a-z]{0,2})?\b/g, "#");
-  }
   function normNumber(n) { return n.replace(/ /g, "").replace(/\.+$/, ""); }
   function numberOrder(n) {
     var parts = n.split("."), head = parts[0], tail = parts.slice(1).join(".");
@@ -44,7 +39,7 @@
   }
   function asMap(d) {
     var m = {};
-    for (var i = 0; i < d.k.length; i++) m[d.k[i]] = { number: d.n[i], text: d.t[i] };
+    for (var i = 0; i < d.k.length; i++) m[d.k[i]] = { number: d.n[i], text: d.t[i], fold: d.f[i] };
     return m;
   }
 
@@ -54,7 +49,7 @@
     keys.forEach(function (k) {
       var a = old[k], b = neu[k], rel = lineages[k] || ["", ""];
       if (a && b) {
-        var moved = normNumber(a.number) !== normNumber(b.number), edited = folded(a.text) !== folded(b.text);
+        var moved = normNumber(a.number) !== normNumber(b.number), edited = a.fold !== b.fold;
         if (moved || edited) out.push({ kind: moved && edited ? "moved+edited" : moved ? "moved" : "edited", key: k,
           oldNumber: a.number, newNumber: b.number, oldText: a.text, newText: b.text, otherNumber: "" });
       } else if (b) {
