@@ -413,8 +413,10 @@ class Pages:
             ended = f"removed in {label(gone)}" if gone else "removed"
         title = f"Rule {lin.canonical}" if lin.canonical else f"Rule {lin.last_number} (ended)"
         numbers = lin.numbers
-        summary = (f"{len(present)} versions in {len({v.source_id for v in present})} sources"
-                   + (f", numbered {', '.join(numbers)}" if len(numbers) > 1 else "") + ".")
+        changed = sum(1 for v in lin.versions if v.change not in ("unchanged", "added"))
+        summary = (f"In {len({v.source_id for v in present})} sources"
+                   + (f", numbered {', '.join(numbers)}" if len(numbers) > 1 else "")
+                   + f"; {changed} change{'' if changed == 1 else 's'} of number or wording after it was added.")
         ref_link = self.number_link(self.reference, lin.canonical) if lin.canonical and self.reference else ""
         return self.render(
             "lineage.html", **self._common(root, title), lin=lin, summary=summary, numbers=numbers,
