@@ -55,7 +55,8 @@ def report(out: Path, key: Path = KEY) -> tuple[list[Verdict], str]:
     totals, good = Counter(v.category for v in verdicts), Counter(v.category for v in verdicts if v.right)
     lines += [f"  {cat:<22} {good[cat]:>3} / {n}" for cat, n in sorted(totals.items())]
     ended = [v for v in verdicts if v.expected.startswith("ended:") and v.got.startswith("ended:")]
-    lines.append(f"  ended the traced way (removed or merged): {sum(v.got == v.expected for v in ended)} of {len(ended)}")
+    same_way = sum(v.got == v.expected for v in ended)
+    lines.append(f"  ended the traced way (removed or merged): {same_way} of {len(ended)}")
     lines += [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in verdicts if not v.right]
     return verdicts, "\n".join(lines)
 

@@ -150,10 +150,12 @@ def _release(texts: list[str], numbers: list[str] | None = None, sid: str = "r")
             for i, (n, t) in enumerate(zip(numbers, texts, strict=True))]
 
 
-_WORDS = st.lists(st.sampled_from(
-    "creature player spell ability target counter damage library graveyard battlefield token mana cost "
-    "attacking blocking controller opponent permanent card turn step phase combat".split()
-), min_size=6, max_size=14).map(" ".join)
+_VOCABULARY = [
+    "creature", "player", "spell", "ability", "target", "counter", "damage", "library", "graveyard",
+    "battlefield", "token", "mana", "cost", "attacking", "blocking", "controller", "opponent", "permanent",
+    "card", "turn", "step", "phase", "combat",
+]
+_WORDS = st.lists(st.sampled_from(_VOCABULARY), min_size=6, max_size=14).map(" ".join)
 
 
 @settings(max_examples=40, deadline=None)
