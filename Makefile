@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: ingest site test lint bench vocabulary clean browser
+.PHONY: ingest site test lint bench lineage-report vocabulary clean browser
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m pipeline.bench
+
+# Score the published lineages (out/) against the hand-traced answer key.
+lineage-report: $(STAMP)
+	$(PY) -m pipeline.lineage_report out
 
 vocabulary: $(STAMP)
 	$(PY) -m pipeline vocabulary raw > pipeline/data/vocabulary.txt

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import __version__, emit, package, publish
-from pipeline.lineage import change_of
 from pipeline.cache import SourceCache, code_version
+from pipeline.lineage import change_of
 from pipeline.run import Corpus, Progress, Settings, build, discover
 
 RUN_JSON = "run.json"

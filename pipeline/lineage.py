@@ -57,8 +57,10 @@ SAME_NUMBER_BONUS = 3.0
 MIN_CONTAINED = 87.0
 MIN_CONTAINED_CHARS = 25
 NEAR = 3
-# Gaps larger than this (cells) are left to the section and global passes.
-MAX_GAP_CELLS = 250_000
+# Context that makes a pair likelier: the rule kept its place between the same
+# identical neighbours, or stayed in (what became of) its section.
+GAP_BONUS = 5.0
+SECTION_BONUS = 5.0
 # Rules left over in the same pair of sections (a rule rewritten in place) pair at this similarity.
 MIN_SAME_SECTION = 50.0
 MAX_IN_PLACE = 4
@@ -139,19 +141,20 @@ class Step:
     sections: dict[str, str] = field(default_factory=dict)  # a section -> b section
 
 
-def similarity(a: Sequence[str], b: Sequence[str], cutoff: float) -> np.ndarray:
-    """Pairwise similarity of two lists of folded wordings (0 below ``cutoff``):
-    the better of a straight comparison (rewordings) and a subset one (a rule
-    cut short or grown a sentence)."""
+def similarity(a: Sequence[str], b: Sequence[str], cutoff: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pairwise similarity of two lists of folded wordings: the straight one
+    (rewordings), and the better of it and a subset one (a rule cut short or
+    grown a sentence), 0 below ``cutoff``."""
     if not a or not b:
-        return np.zeros((len(a), len(b)), dtype=np.float32)
+        empty = np.zeros((len(a), len(b)), dtype=np.float32)
+        return empty, empty.copy()
     workers = -1 if len(a) * len(b) > 4000 else 1
+    straight = process.cdist(a, b, scorer=fuzz.ratio, dtype=np.float32, workers=workers)
     matrix = np.maximum(
-        process.cdist(a, b, scorer=fuzz.ratio, dtype=np.float32, workers=workers),
-        process.cdist(a, b, scorer=fuzz.token_set_ratio, dtype=np.float32, workers=workers) * SUBSET_WEIGHT,
+        straight, process.cdist(a, b, scorer=fuzz.token_set_ratio, dtype=np.float32, workers=workers) * SUBSET_WEIGHT,
     )
     matrix[matrix < cutoff] = 0.0
-    return matrix
+    return straight, matrix
 
 
 def align_pair(a: Release, b: Release) -> Step:
@@ -160,11 +163,9 @@ def align_pair(a: Release, b: Release) -> Step:
     step.sections = _sections_by_title(a, b)
     subjects = _subjects(a, b)
     _identical(a, b, step)
-    _fill_gaps(a, b, step, subjects)
-    _within_sections(a, b, step, subjects)
-    _anywhere(a, b, step, subjects)
+    _by_context(a, b, step, subjects)
     _vote_sections(a, b, step)
-    _within_sections(a, b, step, subjects)
+    _by_context(a, b, step, subjects)
     _leftovers_in_place(a, b, step, subjects)
     _splits_and_merges(a, b, step)
     return step
@@ -286,81 +287,53 @@ def _ordered(step: Step) -> list[tuple[int, int]]:
     return out[::-1]
 
 
-def _fill_gaps(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
-    """Between consecutive anchors, pair the unmatched rules in order."""
+def _gaps(a: Release, b: Release, step: Step) -> tuple[np.ndarray, np.ndarray]:
+    """For each rule of ``a``, the span of ``b`` between the partners of its
+    nearest anchors before and after it (where it stands, if it kept its place)."""
     anchors = [(-1, -1), *_ordered(step), (len(a.rules), len(b.rules))]
-    taken = set(step.pairs.values())
+    lo = np.empty(len(a.rules), dtype=np.int64)
+    hi = np.empty(len(a.rules), dtype=np.int64)
     for (i0, j0), (i1, j1) in zip(anchors, anchors[1:], strict=False):
-        rows = [i for i in range(i0 + 1, i1) if i not in step.pairs]
-        cols = [j for j in range(j0 + 1, j1) if j not in taken]
-        if rows and cols and len(rows) * len(cols) <= MAX_GAP_CELLS:
-            for i, j, score in _monotone(a, b, rows, cols, MIN_NEAR, subjects):
-                _pair(step, i, j, score)
-                taken.add(j)
+        lo[i0 + 1:i1] = j0
+        hi[i0 + 1:i1] = j1
+    return lo, hi
 
 
-def _within_sections(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
-    """Rules of sections paired by title, or by their rules, pair in order."""
-    taken = set(step.pairs.values())
-    rows_by: dict[str, list[int]] = defaultdict(list)
-    for i, sec in enumerate(a.sections_of):
-        if i not in step.pairs and sec in step.sections:
-            rows_by[sec].append(i)
-    cols_by: dict[str, list[int]] = defaultdict(list)
-    for j, sec in enumerate(b.sections_of):
-        if j not in taken:
-            cols_by[sec].append(j)
-    for sec, rows in rows_by.items():
-        cols = cols_by.get(step.sections[sec], [])
-        if cols and len(rows) * len(cols) <= MAX_GAP_CELLS:
-            for i, j, score in _monotone(a, b, rows, cols, MIN_NEAR, subjects):
-                if j not in taken:
-                    _pair(step, i, j, score)
-                    taken.add(j)
-
-
-def _monotone(a: Release, b: Release, rows: list[int], cols: list[int], cutoff: float,
-              subjects: frozenset[str]) -> list[tuple[int, int, float]]:
-    """Best order-preserving pairing of two runs by similarity (dynamic programming)."""
-    xs, ys = [a.keys[i] for i in rows], [b.keys[j] for j in cols]
-    matrix = _drop_other_subjects(similarity(xs, ys, cutoff), xs, ys, subjects)
-    same = np.equal.outer(np.array([a.numbers[i] for i in rows], dtype=object),
-                          np.array([b.numbers[j] for j in cols], dtype=object)).astype(bool)
-    matrix[same & (matrix > 0)] += SAME_NUMBER_BONUS
-    nz = np.argwhere(matrix > 0)
-    if not len(nz):
-        return []
-    n, m = len(rows), len(cols)
-    if len(nz) < 2:
-        r, c = nz[0]
-        return [(rows[r], cols[c], min(100.0, float(matrix[r, c])))]
-    best = np.zeros((n + 1, m + 1), dtype=np.float64)
-    for r in range(n - 1, -1, -1):
-        row = matrix[r]
-        nxt = best[r + 1]
-        here = best[r]
-        for c in range(m - 1, -1, -1):
-            take = row[c] + nxt[c + 1] if row[c] else 0.0
-            here[c] = max(nxt[c], here[c + 1], take)
-    out = []
-    r = c = 0
-    while r < n and c < m and best[r, c] > 0:
-        if matrix[r, c] and best[r, c] == matrix[r, c] + best[r + 1, c + 1]:
-            out.append((rows[r], cols[c], min(100.0, float(matrix[r, c]))))
-            r, c = r + 1, c + 1
-        elif best[r, c] == best[r + 1, c]:
-            r += 1
-        else:
-            c += 1
-    return out
-
-
-def _anywhere(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
-    """What is left pairs anywhere in the release, best first, one to one."""
+def _by_context(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
+    """Pair what is left, most likely first, one to one. A pair is likely when
+    the wordings are close, and closer still when the rule kept its place: in
+    the span between the same identical neighbours, in the section its own
+    section became (or in a section new in ``b``: rules move into new sections),
+    under the same number. Without such context only a close wording pairs."""
     taken = set(step.pairs.values())
     rows = [i for i in range(len(a.rules)) if i not in step.pairs]
     cols = [j for j in range(len(b.rules)) if j not in taken]
-    _best_first(a, b, step, rows, cols, MIN_FAR, subjects)
+    if not rows or not cols:
+        return
+    xs, ys = [a.keys[i] for i in rows], [b.keys[j] for j in cols]
+    straight, matrix = similarity(xs, ys, MIN_NEAR)
+    matrix = _drop_other_subjects(matrix, xs, ys, subjects)
+    lo, hi = _gaps(a, b, step)
+    r_idx = np.array(rows)
+    c_idx = np.array(cols)
+    in_gap = (c_idx[None, :] > lo[r_idx][:, None]) & (c_idx[None, :] < hi[r_idx][:, None])
+    known = set(step.sections.values())
+    target = np.array([step.sections.get(a.sections_of[i], "\x00") for i in rows], dtype=object)
+    b_secs = np.array([b.sections_of[j] for j in cols], dtype=object)
+    new_sec = np.array([sec not in known for sec in b_secs])
+    in_section = np.equal.outer(target, b_secs).astype(bool) | new_sec[None, :]
+    same_number = np.equal.outer(np.array([a.numbers[i] for i in rows], dtype=object),
+                                 np.array([b.numbers[j] for j in cols], dtype=object)).astype(bool)
+    context = in_gap | in_section
+    keep = (matrix >= MIN_FAR) | ((matrix > 0) & context)
+    score = matrix + GAP_BONUS * in_gap + SECTION_BONUS * in_section + SAME_NUMBER_BONUS * same_number
+    cand = np.argwhere(keep)
+    order = sorted(cand.tolist(), key=lambda rc: (-score[rc[0], rc[1]], -straight[rc[0], rc[1]], rc[0], rc[1]))
+    for r, c in order:
+        i, j = rows[r], cols[c]
+        if i not in step.pairs and j not in taken:
+            _pair(step, i, j, min(100.0, float(matrix[r, c])))
+            taken.add(j)
 
 
 def _best_first(a: Release, b: Release, step: Step, rows: list[int], cols: list[int], cutoff: float,
@@ -368,8 +341,10 @@ def _best_first(a: Release, b: Release, step: Step, rows: list[int], cols: list[
     """Pair ``rows`` with ``cols`` greedily, most similar first, one to one."""
     taken = set(step.pairs.values())
     xs, ys = [a.keys[i] for i in rows], [b.keys[j] for j in cols]
-    matrix = _drop_other_subjects(similarity(xs, ys, cutoff), xs, ys, subjects)
-    for r, c in sorted(np.argwhere(matrix > 0).tolist(), key=lambda rc: (-matrix[rc[0], rc[1]], rc[0], rc[1])):
+    straight, matrix = similarity(xs, ys, cutoff)
+    matrix = _drop_other_subjects(matrix, xs, ys, subjects)
+    for r, c in sorted(np.argwhere(matrix > 0).tolist(),
+                       key=lambda rc: (-matrix[rc[0], rc[1]], -straight[rc[0], rc[1]], rc[0], rc[1])):
         i, j = rows[r], cols[c]
         if i not in step.pairs and j not in taken:
             _pair(step, i, j, float(matrix[r, c]))

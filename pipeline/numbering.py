@@ -43,7 +43,9 @@ def is_release(src: Source) -> bool:
             and "truncated" not in src.flags)
 
 
-def number(sources: Sequence[Source], cleaned: Sequence[Sequence[Element]], progress: Progress | None = None) -> Numbering:
+def number(
+    sources: Sequence[Source], cleaned: Sequence[Sequence[Element]], progress: Progress | None = None
+) -> Numbering:
     """Canonical numbers for every source's elements, and the numbering tables."""
     order = sorted((k for k, s in enumerate(sources) if is_release(s)),
                    key=lambda k: (sources[k].effective_date, sources[k].source_id))
