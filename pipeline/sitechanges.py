@@ -1,12 +1,13 @@
-"""What changed between two sources, matched through lineages (not by number).
+"""What changed between two sources, matched through lineages (not by number), with
+the rules of the ``diff`` command (``pipeline.diff``).
 
-A rule in both is ``moved`` (renumbered), ``edited`` (reworded) or both; one only
-in the newer is ``added``, or ``split`` when its lineage was split from one the
-older has; one only in the older is ``removed``, or ``merged`` when its lineage
-was merged into one the newer has. Wording is compared as ``rule_history``
-compares it (``pipeline.align.folded``): a renumbered cross-reference or a new
-quote style is no edit. The site's ``compare.js`` applies the same rules in the
-browser, and a test holds the two equal.
+A rule in both is ``moved`` (renumbered), ``edited`` (reworded) or both, as
+``pipeline.lineage.change_of`` decides (a renumbered cross-reference or a new quote
+style is no edit); one only in the newer is ``added``, or ``split`` when its
+lineage was split from another after the older source; one only in the older is
+``removed`` or ``merged`` when its lineage ended between the two (a rule that a
+partial copy merely lacks is no change). The site's ``compare.js`` applies the
+same rules in the browser to the same data, and a test holds the two equal.
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from pipeline.align import folded
-from pipeline.dedupe import normalise_number
+from pipeline.lineage import change_of
 from pipeline.sitedata import Dataset, Version
 
 KINDS = ("added", "removed", "moved", "edited", "moved+edited", "split", "merged")
@@ -54,30 +54,31 @@ def presence(ds: Dataset) -> dict[str, dict[str, Version]]:
     return found
 
 
-def compare(ds: Dataset, old: dict[str, Version], new: dict[str, Version]) -> list[Change]:
-    """Every change from ``old`` to ``new`` (as ``presence`` gives them), in the new numbering's order."""
+def compare(ds: Dataset, old_id: str, new_id: str, have: dict[str, dict[str, Version]]) -> list[Change]:
+    """Every change from source ``old_id`` to ``new_id`` (``have`` is ``presence(ds)``),
+    in the new numbering's order."""
+    old, new = have[old_id], have[new_id]
+    date = {s.source_id: s.effective_date for s in ds.sources}
+    date_old, date_new = date.get(old_id, ""), date.get(new_id, "")
     changes = []
     for key in dict.fromkeys([*new, *old]):
         a, b = old.get(key), new.get(key)
         lin = ds.lineages[key]
         if a and b:
-            moved = normalise_number(a.number) != normalise_number(b.number)
-            edited = folded(a.text) != folded(b.text)
-            if moved or edited:
-                kind = "moved+edited" if moved and edited else "moved" if moved else "edited"
+            kind = change_of(a.number, a.text, b.number, b.text)
+            if kind != "unchanged":
                 changes.append(Change(kind, key, a.number, b.number, a.text, b.text))
         elif b:
-            parent = old.get(lin.split_from) if lin.split_from else None
-            if parent:
-                changes.append(Change("split", key, "", b.number, "", b.text, lin.split_from, parent.number))
+            if lin.split_from in ds.lineages and (not date_old or date.get(lin.first_source, "") > date_old):
+                parent = old.get(lin.split_from)
+                changes.append(Change("split", key, "", b.number, "", b.text, lin.split_from,
+                                      parent.number if parent else ""))
             else:
                 changes.append(Change("added", key, "", b.number, "", b.text))
-        elif a:
-            into = new.get(lin.merged_into) if lin.merged_into else None
-            if into:
-                changes.append(Change("merged", key, a.number, "", a.text, "", lin.merged_into, into.number))
-            else:
-                changes.append(Change("removed", key, a.number, "", a.text, ""))
+        elif a and lin.ended and date_new and date_old < date.get(lin.ended_in, "") <= date_new:
+            into = new.get(lin.merged_into) if lin.ended == "merged" else None
+            changes.append(Change(lin.ended, key, a.number, "", a.text, "", lin.merged_into if into else "",
+                                  into.number if into else ""))
     return sorted(changes, key=lambda c: (number_order(c.new_number or c.other_number or c.old_number),
                                           number_order(c.old_number)))
 

@@ -81,6 +81,7 @@ class Lineage:
     key: str
     canonical: str
     versions: list[Version] = field(default_factory=list)
+    first_source: str = ""
     ended: str = ""
     ended_in: str = ""
     split_from: str = ""
@@ -217,7 +218,7 @@ def _lineages(out: Path, known: set[str]) -> tuple[dict[str, Lineage], str]:
             lin = lineages.get(r["lineage_id"])
             if lin is None:
                 raise SiteError(f"{table}:{line}: lineage {r['lineage_id']!r} has no row in rule_history.csv")
-            lin.canonical = r["canonical_number"]
+            lin.canonical, lin.first_source = r["canonical_number"], r.get("first_source", "")
             lin.ended, lin.ended_in = r["ended"], r["ended_in"]
             lin.split_from, lin.merged_into = r["split_from"], r["merged_into"]
     return lineages, keyed_by

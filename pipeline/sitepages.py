@@ -97,8 +97,7 @@ class Pages:
         self._assign_ids()
         self.changes: dict[str, tuple[str, list[Change]]] = {}  # new release -> (old release, changes)
         for old, new in zip(self.releases, self.releases[1:], strict=False):
-            self.changes[new.source_id] = (old.source_id, compare(
-                ds, self.presence[old.source_id], self.presence[new.source_id]))
+            self.changes[new.source_id] = (old.source_id, compare(ds, old.source_id, new.source_id, self.presence))
         self.split_into: dict[str, list[str]] = defaultdict(list)
         self.absorbed: dict[str, list[str]] = defaultdict(list)
         for lin in ds.lineages.values():
@@ -322,7 +321,8 @@ class Pages:
 
     def compare_page(self) -> str:
         sources = [{"id": s.source_id, "label": label(s), "page": release_file(s.source_id),
-                    "data": data_file(s.source_id), "official": s.official} for s in self.ds.sources]
+                    "data": data_file(s.source_id), "official": s.official, "date": s.effective_date}
+                   for s in self.ds.sources]
         return self.render("compare.html", **self._common("", "Compare releases"), choices=self._choices(),
                            sources_json=Markup(script_json(sources)))
 
@@ -453,9 +453,10 @@ class Pages:
         return f"(window.SITE_DATA=window.SITE_DATA||{{}})[{script_json(src.source_id)}]={script_json(data)};\n"
 
     def lineage_data(self) -> str:
-        names = self.names
-        rel = {names[k]: [names.get(lin.split_from, ""), names.get(lin.merged_into, "")]
-               for k, lin in self.ds.lineages.items() if lin.split_from or lin.merged_into}
+        names, date = self.names, {s.source_id: s.effective_date for s in self.ds.sources}
+        rel = {names[k]: [names.get(lin.split_from, ""), names.get(lin.merged_into, ""),
+                          date.get(lin.first_source, ""), lin.ended, date.get(lin.ended_in, "")]
+               for k, lin in self.ds.lineages.items() if lin.split_from in self.ds.lineages or lin.ended}
         return f"window.SITE_LINEAGES={script_json(rel)};\n"
 
     def search_index(self) -> str:

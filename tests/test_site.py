@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline.cli import main
+from pipeline.diff import diff
 from pipeline.job import run_job
 from pipeline.run import Corpus, Settings
 from pipeline.site import MARKER, SiteResult, build_site
@@ -131,7 +132,7 @@ def test_change_pages_match_lineages(site: SiteResult, bundled: tuple[Corpus, Pa
     umbra_key = ds.by_canonical["702.89a"]
     new = next(v.source_id for v in ds.lineages[umbra_key].versions if v.number == "702.88a")
     old = ds.releases[[r.source_id for r in ds.releases].index(new) - 1].source_id
-    changes = compare(ds, have[old], have[new])
+    changes = compare(ds, old, new, have)
     umbra = next(c for c in changes if c.key == umbra_key)
     assert (umbra.kind, umbra.old_number, umbra.new_number) == ("moved", "702.87a", "702.88a")
     text = page(site, f"changes/{new}.html")
@@ -145,6 +146,20 @@ def test_change_pages_match_lineages(site: SiteResult, bundled: tuple[Corpus, Pa
     for c in changes:
         row = next(v for v in ds.lineages[c.key].versions if v.source_id == new) if c.new_number else None
         assert row is None or row.change == c.kind, (c, row)
+
+
+@pytest.mark.parametrize("pair", ["neighbours", "far apart", "release to a copy", "a copy to a release"])
+def test_changes_are_the_diff_commands(pair: str, bundled: tuple[Corpus, Path]) -> None:
+    _, out = bundled
+    ds = load(out)
+    rel = [r.source_id for r in ds.releases]
+    dump = next(s.source_id for s in ds.sources if not s.official and s.numbering_like)
+    old, new = {"neighbours": (rel[-2], rel[-1]), "far apart": (rel[5], rel[-1]),
+                "release to a copy": (rel[0], dump), "a copy to a release": (dump, rel[-1])}[pair]
+    ours = compare(ds, old, new, presence(ds))
+    theirs = diff(out, old, new)["changes"]
+    assert len(ours) > 10
+    assert sorted((c.kind, c.key) for c in ours) == sorted((c["change"], c["lineage_id"]) for c in theirs)
 
 
 def test_run_report(site: SiteResult, bundled: tuple[Corpus, Path]) -> None:

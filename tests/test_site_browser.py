@@ -12,13 +12,17 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pipeline.run import Corpus
 from pipeline.site import SiteResult
+from pipeline.sitechanges import KINDS, compare, presence
+from pipeline.sitedata import load
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -132,7 +136,7 @@ def test_search_finds_an_old_name_and_an_old_number(site: SiteResult, tab: Any, 
     assert tab.url.endswith("lineage/702.89a.html")
 
 
-def test_compare_any_two_matches_the_change_pages(site: SiteResult, tab: Any) -> None:
+def test_compare_any_two_matches_the_change_pages(site: SiteResult, bundled: tuple[Corpus, Path], tab: Any) -> None:
     changes = sorted((site.dest / "changes").glob("*.html"))
     assert len(changes) == site.releases - 1
     for path in changes:
@@ -147,7 +151,17 @@ def test_compare_any_two_matches_the_change_pages(site: SiteResult, tab: Any) ->
         got = dict(zip(tab.locator("#compare-counts th").all_inner_texts(),
                        tab.locator("#compare-counts td").all_inner_texts(), strict=True))
         assert got == expected, path.stem
-    # any two, not neighbours: Totem armor 702.87a became Umbra armor 702.89a
+    # any two, not neighbours, and a copy: the same as the Python side (and so the diff command)
+    ds = load(bundled[1])
+    dump = next(s.source_id for s in ds.sources if not s.official and s.numbering_like)
+    for a, b in (("cr-1999-11-01", "cr-2026-08-07"), (dump, "cr-2026-08-07"), ("cr-2013-05-01", dump)):
+        tab.goto(url(site, f"compare.html?a={a}&b={b}"))
+        tab.wait_for_function(f"document.body.dataset.compared === '{a}..{b}'")
+        got = dict(zip(tab.locator("#compare-counts th").all_inner_texts(),
+                       map(int, tab.locator("#compare-counts td").all_inner_texts()), strict=True))
+        kinds = Counter(c.kind for c in compare(ds, a, b, presence(ds)))
+        assert got == {k: kinds[k] for k in KINDS}, (a, b)
+    # Totem armor 702.87a became Umbra armor 702.89a
     tab.goto(url(site, "compare.html?a=cr-2013-05-01&b=cr-2024-09-20"))
     tab.wait_for_function("document.body.dataset.compared === 'cr-2013-05-01..cr-2024-09-20'")
     umbra = tab.locator("#compare-results li", has=tab.locator('a.history[href="lineage/702.89a.html"]'))

@@ -43,22 +43,23 @@
     return m;
   }
 
-  function compare(old, neu) {
+  // lineages[name] = [split from, merged into, first date, ended ("removed", "merged" or ""), ended date]
+  function compare(old, neu, dateOld, dateNew) {
     var keys = Object.keys(neu).concat(Object.keys(old).filter(function (k) { return !(k in neu); }));
     var out = [];
     keys.forEach(function (k) {
-      var a = old[k], b = neu[k], rel = lineages[k] || ["", ""];
+      var a = old[k], b = neu[k], rel = lineages[k];
       if (a && b) {
         var moved = normNumber(a.number) !== normNumber(b.number), edited = a.fold !== b.fold;
         if (moved || edited) out.push({ kind: moved && edited ? "moved+edited" : moved ? "moved" : "edited", key: k,
           oldNumber: a.number, newNumber: b.number, oldText: a.text, newText: b.text, otherNumber: "" });
       } else if (b) {
-        var parent = rel[0] && old[rel[0]];
-        out.push({ kind: parent ? "split" : "added", key: k, oldNumber: "", newNumber: b.number, oldText: "",
+        var split = rel && rel[0] && (!dateOld || rel[2] > dateOld), parent = split && old[rel[0]];
+        out.push({ kind: split ? "split" : "added", key: k, oldNumber: "", newNumber: b.number, oldText: "",
           newText: b.text, otherNumber: parent ? parent.number : "" });
-      } else {
-        var into = rel[1] && neu[rel[1]];
-        out.push({ kind: into ? "merged" : "removed", key: k, oldNumber: a.number, newNumber: "", oldText: a.text,
+      } else if (rel && rel[3] && dateNew && dateOld < rel[4] && rel[4] <= dateNew) {
+        var into = rel[3] === "merged" && rel[1] && neu[rel[1]];
+        out.push({ kind: rel[3], key: k, oldNumber: a.number, newNumber: "", oldText: a.text,
           newText: "", otherNumber: into ? into.number : "" });
       }
     });
@@ -145,7 +146,7 @@
     if (!byId[aId] || !byId[bId]) { status.textContent = "Choose two releases."; return; }
     status.textContent = "Loading…";
     Promise.all([load(aId), load(bId)]).then(function (d) {
-      render(aId, bId, compare(asMap(d[0]), asMap(d[1])));
+      render(aId, bId, compare(asMap(d[0]), asMap(d[1]), byId[aId].date, byId[bId].date));
     }, function (err) { status.textContent = String(err.message || err); });
   }
 
