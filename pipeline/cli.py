@@ -250,3 +250,5 @@ def site_command(out: Path, dest: Path) -> None:
         f"{result.lineages} lineages, {result.change_pages} change pages), {result.bytes / 1e6:.1f} MB "
         f"in {result.seconds:.1f} s; open {dest / 'index.html'}"
     )
+    if result.unresolved_xrefs:
+        click.echo(f"{result.unresolved_xrefs} cross-references name a rule that exists nowhere; shown unlinked")

@@ -160,6 +160,11 @@ def _sources(out: Path) -> list[Source]:
         for _, r in rows(out / "sources.csv", ("source_id", "format", "effective_date", "era", "status"))
     ]
     dates = {s.source_id: s.effective_date for s in found}
+    pages: dict[str, str] = {}
+    for s in found:
+        other = pages.setdefault(slug(s.source_id), s.source_id)
+        if other != s.source_id:
+            raise SiteError(f"{out / 'sources.csv'}: sources {other!r} and {s.source_id!r} would share a page name")
     return sorted(found, key=lambda s: order_key(s, dates))
 
 

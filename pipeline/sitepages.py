@@ -391,6 +391,8 @@ class Pages:
                     row["body"] = self._text_with_links(src, v.number, v.text, here)
                 elif v.text != previous:
                     row["body"] = diff_html(previous, v.text)
+                    if v.change == "unchanged":
+                        row["change"] = "unchanged (only quotes, dashes or cross-reference numbers differ)"
                 previous = v.text
             else:
                 previous = ""  # removed here: the next version is shown whole
