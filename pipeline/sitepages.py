@@ -8,8 +8,6 @@ made when its anchor exists there.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import Any
@@ -17,65 +15,14 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup, escape
 
-from pipeline.align import folded
+from pipeline import sitereport, sitescripts
 from pipeline.sitechanges import KINDS, Change, compare, number_order, presence
 from pipeline.sitedata import Dataset, Item, Lineage, Source, anchor, slug
 from pipeline.sitehtml import Resolver, diff_html, linkify, script_json
-from pipeline.svgchart import Bar, Mark, bar_chart, legend, timeline
+from pipeline.siteurls import changes_file, data_file, label, release_file, section_of, term_id
+from pipeline.svgchart import Mark, timeline
 
 NUMBERED = ("chapter", "section", "rule")
-CHART_KINDS = ("added", "removed", "moved", "edited")  # split counts as added, merged as removed
-
-
-def release_file(source_id: str) -> str:
-    return f"release/{slug(source_id)}.html"
-
-
-def changes_file(source_id: str) -> str:
-    return f"changes/{slug(source_id)}.html"
-
-
-def data_file(source_id: str) -> str:
-    return f"data/{slug(source_id)}.js"
-
-
-def fold(text: str) -> str:
-    """Lower case without accents (as the search page folds queries).
-
-    >>> fold("Dandân  Ærathi")
-    'dandan aerathi'
-    """
-    if text.isascii():
-        return " ".join(text.lower().split())
-    text = unicodedata.normalize("NFKD", text.replace("Æ", "Ae").replace("æ", "ae"))
-    return " ".join("".join(ch for ch in text if not unicodedata.combining(ch)).lower().split())
-
-
-def term_id(term: str) -> str:
-    """The anchor of a glossary entry.
-
-    >>> term_id("Umbra Armor"), term_id("“Dies”")
-    ('G-umbra-armor', 'G-dies')
-    """
-    return "G-" + re.sub(r"[^a-z0-9]+", "-", fold(term)).strip("-")
-
-
-def label(src: Source) -> str:
-    if src.official:
-        return f"CR {src.effective_date}"
-    return f"{src.source_id}" + (f" ({src.effective_date})" if src.effective_date else "")
-
-
-def section_of(number: str, sections: set[str]) -> str:
-    """The section a rule number belongs to in a release (``502.6a`` is in ``502.6`` in old numberings).
-
-    >>> section_of("502.6a", {"502", "502.6"}), section_of("702.89a", {"702"})
-    ('502.6', '702')
-    """
-    stem = number.rstrip("abcdefghijklmnopqrstuvwxyz")
-    if stem in sections:
-        return stem
-    return number.partition(".")[0]
 
 
 class Pages:
@@ -195,11 +142,11 @@ class Pages:
         yield "index.html", self.index()
         yield "search.html", self.render("search.html", **self._common("", "Search"))
         yield "compare.html", self.compare_page()
-        yield "run.html", self.run_page()
-        yield "search-index.js", self.search_index()
-        yield "data/lineages.js", self.lineage_data()
+        yield "run.html", sitereport.run_page(self)
+        yield "search-index.js", sitescripts.search_index(self)
+        yield "data/lineages.js", sitescripts.lineage_data(self)
         for src in self.ds.sources:
-            yield data_file(src.source_id), self.release_data(src)
+            yield data_file(src.source_id), sitescripts.release_data(self, src)
             yield release_file(src.source_id), self.release(src)
         for new in self.changes:
             self.change_pages += 1
@@ -298,7 +245,7 @@ class Pages:
         marks = [Mark(s.effective_date or self._placed_date(s), label(s), release_file(s.source_id),
                       0 if s.official else 1, s.source_id == self.reference)
                  for s in self.ds.sources if s.effective_date or self._placed_date(s)]
-        first, last = self._year_range()
+        first, last = self.year_range()
         return self.render(
             "index.html", **self._common("", "Releases"), releases=releases, dumps=dumps, rules=self.ds.rules,
             timeline=timeline(marks, "Releases by effective date; smaller marks are other copies, placed by the "
@@ -312,7 +259,7 @@ class Pages:
         like = self.ds.source(src.numbering_like) if src.numbering_like else None
         return like.effective_date if like else ""
 
-    def _year_range(self) -> tuple[int, int]:
+    def year_range(self) -> tuple[int, int]:
         return (self.years[0], self.years[-1]) if self.years else (2000, 2000)
 
     def _choices(self) -> list[dict[str, str]]:
@@ -442,160 +389,3 @@ class Pages:
         element = self.rule_items[src.source_id].get(number)
         refs = self.ds.xrefs.get(element.element_id, ()) if element and element.text == text else ()
         return linkify(text, refs, self.resolver(src, "../", here))
-
-    # -- data for the scripts -----------------------------------------------------------------
-
-    def release_data(self, src: Source) -> str:
-        found = self.presence[src.source_id]
-        # "f": the wording as compared (pipeline.align.folded), as a number shared by every
-        # source, so the browser compares exactly as sitechanges.compare does.
-        data = {"k": [self.names[k] for k in found], "n": [v.number for v in found.values()],
-                "t": [v.text for v in found.values()],
-                "f": [self.folds.setdefault(folded(v.text), len(self.folds)) for v in found.values()]}
-        return f"(window.SITE_DATA=window.SITE_DATA||{{}})[{script_json(src.source_id)}]={script_json(data)};\n"
-
-    def lineage_data(self) -> str:
-        names, date = self.names, {s.source_id: s.effective_date for s in self.ds.sources}
-        rel = {names[k]: [names.get(lin.split_from, ""), names.get(lin.merged_into, ""),
-                          date.get(lin.first_source, ""), lin.ended, date.get(lin.ended_in, "")]
-               for k, lin in self.ds.lineages.items() if lin.split_from in self.ds.lineages or lin.ended}
-        return f"window.SITE_LINEAGES={script_json(rel)};\n"
-
-    def search_index(self) -> str:
-        entries: list[list[str]] = []
-        for lin in self.ds.lineages.values():
-            present = [v for v in lin.versions if v.number]
-            if not present:
-                continue
-            latest = present[-1].text
-            words = set(fold(latest).split())
-            older = dict.fromkeys(v.text for v in present[:-1])
-            extra = dict.fromkeys(w for text in older for w in fold(text).split() if w not in words)
-            # The number it has now (or had last) first: a search for it ranks this lineage first.
-            numbers = [lin.last_number, *reversed(lin.numbers)]
-            nums = " ".join(dict.fromkeys(anchor(n)[1:] for n in numbers))
-            shown = lin.last_number + ("" if lin.canonical else " (ended)")
-            entries.append(["rule", shown, latest, self.lineage_file(lin.key), nums, " ".join(extra),
-                            self._number_spans(lin)])
-        sections: dict[tuple[str, str], list[str]] = {}
-        for src in self.ds.sources:
-            for it, id_ in zip(self.ds.items.get(src.source_id, []), self.ids[src.source_id], strict=True):
-                if it.kind == "section" and id_:
-                    sections[(it.number, fold(it.text))] = [
-                        "section", f"{it.number} {it.text}", f"in {label(src)}",
-                        f"{release_file(src.source_id)}#{id_}", anchor(it.number)[1:], "", ""]
-        entries.extend(sections.values())
-        order = {s.source_id: i for i, s in enumerate(self.ds.sources)}
-        terms: dict[str, tuple[int, list[str]]] = {}
-        for row in self.ds.glossary:
-            at = self.element_anchor.get(row.get("element_id", ""))
-            if at is None or row["source_id"] not in order:
-                continue
-            rank = order[row["source_id"]]
-            if fold(row["term"]) not in terms or terms[fold(row["term"])][0] <= rank:
-                terms[fold(row["term"])] = (rank, ["glossary", row["term"], row["text"],
-                                                   f"{release_file(at[0])}#{at[1]}", "", "", ""])
-        entries.extend(entry for _, entry in terms.values())
-        for src in self.ds.sources:
-            entries.append(["release", label(src), f"{src.format} {src.era} {src.source_id}",
-                            release_file(src.source_id), "", "", ""])
-        return f"window.SEARCH_INDEX={script_json(entries)};\n"
-
-    def _number_spans(self, lin: Lineage) -> str:
-        """The numbers a lineage had and when: ``702.87a 2011-2013, 702.88a 2016-2019``."""
-        spans: dict[str, list[str]] = {}
-        for v in lin.versions:
-            src = self.ds.source(v.source_id)
-            if v.number and src is not None and src.official:
-                spans.setdefault(v.number, []).append(src.effective_date[:4])
-        return ", ".join(f"{n} {y[0]}" + (f"–{y[-1]}" if y[-1] != y[0] else "") for n, y in spans.items())
-
-    # -- the run report -------------------------------------------------------------------------
-
-    def run_page(self) -> str:
-        run = self.ds.run
-        first, last = self._year_range()
-        rules_bars = [Bar(s.effective_date, label(s),
-                          (sum(1 for it in self.ds.items.get(s.source_id, []) if it.kind == "rule"),),
-                          release_file(s.source_id)) for s in self.releases]
-        change_rows, change_bars = [], []
-        for new_id, (_, changes) in self.changes.items():
-            src = self.ds.source(new_id)
-            assert src is not None
-            counts = Counter(c.kind for c in changes)
-            change_rows.append({"label": label(src), "href": changes_file(new_id),
-                                "counts": [counts[k] for k in KINDS]})
-            stacked = (counts["added"] + counts["split"], counts["removed"] + counts["merged"], counts["moved"],
-                       counts["edited"] + counts["moved+edited"])
-            change_bars.append(Bar(src.effective_date, label(src), stacked, changes_file(new_id)))
-        columns = ["source_id", "format", "effective_date", "era", "status", "error", "flags"]
-        extra = [c for s in self.ds.sources for c in s.row if "check" in c and c not in columns]
-        columns += list(dict.fromkeys(extra))
-        sources = [{"cells": [s.row.get(c, "") for c in columns], "page": release_file(s.source_id),
-                    "status_class": "bad" if s.status != "ok" else ""} for s in self.ds.sources]
-        return self.render(
-            "run.html", **self._common("", "Run report"), run=run,
-            status_class="ok" if run.get("status") == "ok" else "bad",
-            reference_page=release_file(self.reference) if self.reference else "",
-            quarantined=sum(1 for s in self.ds.sources if s.status != "ok"),
-            source_columns=columns, sources=sources, changes_md=markdown_lite(self.ds.changes_md),
-            rules_chart=bar_chart(rules_bars, ("rules",), "Rules per release",
-                                  "Number of numbered rules in each release, by effective date.",
-                                  first_year=first, last_year=last),
-            rules_bars=rules_bars,
-            changes_chart=bar_chart(change_bars, CHART_KINDS, "Changes per release",
-                                    "Rules added (or split off), removed (or merged), renumbered and reworded in "
-                                    "each release against the one before.", first_year=first, last_year=last),
-            changes_legend=legend(CHART_KINDS), change_kinds=KINDS, change_rows=change_rows,
-            checks=_flatten(run.get("checks", {})), stages=_flatten(run.get("stages", {})),
-            outputs=[o for o in run.get("outputs", []) if isinstance(o, dict)],
-            seconds=_flatten(run.get("seconds", {})),
-        )
-
-
-def _flatten(value: object, prefix: str = "") -> list[tuple[str, str]]:
-    """Nested mappings and lists as (dotted name, value) rows.
-
-    >>> _flatten({"a": 1, "b": {"c": [2, 3]}})
-    [('a', '1'), ('b.c', '2, 3')]
-    """
-    if isinstance(value, dict):
-        out: list[tuple[str, str]] = []
-        for key, sub in value.items():
-            out += _flatten(sub, f"{prefix}{key}." if isinstance(sub, dict) else f"{prefix}{key}")
-        return out
-    if isinstance(value, list):
-        if all(not isinstance(v, dict | list) for v in value):
-            return [(prefix.rstrip("."), ", ".join(str(v) for v in value))]
-        return [row for i, v in enumerate(value) for row in _flatten(v, f"{prefix}[{i}].")]
-    return [(prefix.rstrip("."), str(value))] if prefix else []
-
-
-def markdown_lite(text: str) -> Markup:
-    """``changes.md`` as HTML: headings, bullet lists and paragraphs, everything escaped.
-
-    >>> str(markdown_lite("# Changes\\n\\n- <a>\\n- b\\n\\nDone."))
-    '<h3>Changes</h3>\\n<ul>\\n<li>&lt;a&gt;</li>\\n<li>b</li>\\n</ul>\\n<p>Done.</p>'
-    """
-    out: list[str] = []
-    in_list = False
-    for line in text.splitlines():
-        item = line.startswith(("- ", "* "))
-        if in_list and not item:
-            out.append("</ul>")
-            in_list = False
-        if not line.strip():
-            continue
-        if line.startswith("#"):
-            level = min(len(line) - len(line.lstrip("#")) + 2, 6)
-            out.append(f"<h{level}>{escape(line.lstrip('#').strip())}</h{level}>")
-        elif item:
-            if not in_list:
-                out.append("<ul>")
-                in_list = True
-            out.append(f"<li>{escape(line[2:].strip())}</li>")
-        else:
-            out.append(f"<p>{escape(line.strip())}</p>")
-    if in_list:
-        out.append("</ul>")
-    return Markup("\n".join(out))
