@@ -45,6 +45,8 @@ def run_page(pages: Pages) -> str:
         reference_page=release_file(pages.reference) if pages.reference else "",
         quarantined=sum(1 for s in pages.ds.sources if s.status != "ok"),
         source_columns=columns, sources=sources, changes_md=markdown_lite(pages.ds.changes_md),
+        problems=[row for row, s in zip(sources, pages.ds.sources, strict=True)
+                  if s.status != "ok" or s.row.get("error") or s.row.get("flags")],
         rules_chart=bar_chart(rules_bars, ("rules",), "Rules per release",
                               "Number of numbered rules in each release, by effective date.",
                               first_year=first, last_year=last),
