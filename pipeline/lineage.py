@@ -339,7 +339,8 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     known = set(step.sections.values())
     target = np.array([step.sections.get(a.sections_of[i], "\x00") for i in rows], dtype=object)
     b_secs = np.array([b.sections_of[j] for j in cols], dtype=object)
-    new_sec = np.array([sec not in known for sec in b_secs])
+    # In a renumbered document (July 2009) nearly every section is "new": no context.
+    new_sec = np.array([sec not in known for sec in b_secs]) & _numbering_kept(a, b, step)
     in_section = np.equal.outer(target, b_secs).astype(bool) | new_sec[None, :]
     same_number = np.equal.outer(np.array([a.numbers[i] for i in rows], dtype=object),
                                  np.array([b.numbers[j] for j in cols], dtype=object)).astype(bool)
@@ -389,12 +390,17 @@ def _leftovers_in_place(a: Release, b: Release, step: Step, subjects: Subjects) 
             _best_first(a, b, step, rows, cols, MIN_SAME_SECTION, subjects)
 
 
+def _numbering_kept(a: Release, b: Release, step: Step) -> bool:
+    """Whether most rules paired so far kept their numbers (not so in July 2009)."""
+    kept = sum(a.numbers[i] == b.numbers[j] for i, j in step.pairs.items())
+    return kept * 2 >= len(step.pairs)
+
+
 def _same_number(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     """A rule left over under the same number in the same section, still about
     the same thing, was reworded heavily (a clause cut, a mechanic added): the
     numbering says it is the same rule, and the looser wording agrees."""
-    kept = sum(a.numbers[i] == b.numbers[j] for i, j in step.pairs.items())
-    if kept * 2 < len(step.pairs):
+    if not _numbering_kept(a, b, step):
         return  # a renumbered document (July 2009): its numbers say nothing
     taken = set(step.pairs.values())
     free_b = {b.numbers[j]: j for j in range(len(b.rules)) if j not in taken}

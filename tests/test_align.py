@@ -166,7 +166,7 @@ def test_trace_prints_each_version_and_a_word_diff(bundled) -> None:  # type: ig
     result = CliRunner().invoke(main, ["trace", "702.89a", "--out", str(out)])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == "Rule 702.89a: lineage cr-2010-06-18:702.86a, 34 versions, now 702.89a"
+    assert lines[0] == "Rule 702.89a: lineage cr-2010-06-18:702.86a, 52 versions, now 702.89a"
     assert any("cr-2021-04-22" in ln and "702.89a" in ln and "moved" in ln for ln in lines)
     assert "[-Totem-] {+Umbra+} armor is a static ability" in result.output
 
