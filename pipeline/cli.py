@@ -38,11 +38,10 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
 EXIT_SHRINK, EXIT_NOT_OURS, EXIT_INTERRUPTED, EXIT_TERMINATED = 65, 73, 130, 143
 
 EXIT_CODES = """Exit codes: 0 all sources ingested; 3 finished, some sources quarantined (see
-sources.csv); 1 failed, nothing published; 2 usage error (or --out and --raw
-overlap); 65 refused, the dataset would shrink far below the published one
-(--allow-shrink); 73 refused, --out holds files the pipeline did not write;
-75 another run is writing the same output folder (try again later); 130
-interrupted."""
+sources.csv); 1 failed, nothing published; 2 usage error; 75 another run is
+writing the same output folder (try again later); 65 refused, the dataset would
+shrink far below the published one (--allow-shrink); 73 refused, --out holds
+files the pipeline did not write; 130 interrupted. Only 0 and 3 publish."""
 
 
 class _Terminated(KeyboardInterrupt):
@@ -148,7 +147,7 @@ def ingest(
 ) -> None:
     """Ingest every file under RAW and publish the dataset to OUT."""
     if not raw.is_dir():
-        raise click.UsageError(f"--raw {raw}: no such folder")
+        raise click.UsageError(f"--raw {raw}: {'not a folder' if raw.exists() else 'no such folder'}")
     settings = replace(Settings(), max_file_bytes=max_file_bytes, max_line_chars=max_line_chars)
     if jobs:
         settings = replace(settings, jobs=jobs)

@@ -131,6 +131,7 @@ def run_job(
     publish.check_folders(raw, out, cache_dir)
     if out.is_symlink():
         out = out.resolve()  # publish into the folder it names; the link stays
+    publish.check_owned(out)  # before the lock too, so that a refusal leaves no lock file behind
     with publish.lock(out):
         publish.check_owned(out)
         print_ = fingerprint(raw, settings)

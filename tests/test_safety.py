@@ -104,7 +104,7 @@ def test_users_folder_is_refused_and_kept_byte_for_byte(small_raw: Path, tmp_pat
     line = _one_line_error(output)
     assert f"--out {mine} is not empty and was not written by this pipeline" in line
     assert _tree(mine) == before
-    assert not list(tmp_path.glob(".mine.staging-*"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "raw"]  # no lock, cache or staging
 
 
 def test_users_file_inside_a_published_folder_is_refused(published: Path, small_raw: Path) -> None:
