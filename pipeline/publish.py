@@ -125,8 +125,8 @@ def check_folders(raw: Path, out: Path, cache: Path | None = None) -> None:
         raise Overlap(f"--raw {raw} is inside --out {out}: publishing would replace the inputs")
     if cache is not None:
         real_cache = cache.resolve()
-        if real_cache.is_relative_to(real_raw) or real_raw.is_relative_to(real_cache):
-            raise Overlap(f"--cache-dir {cache} and --raw {raw} overlap: the cache would be read as input")
+        if real_cache.is_relative_to(real_raw):
+            raise Overlap(f"--cache-dir {cache} is inside --raw {raw}: the cache would be read as input")
         if real_cache.is_relative_to(real_out):
             raise Overlap(f"--cache-dir {cache} is inside --out {out}: publishing would delete it")
     if (raw / MARKER).is_file() or ((raw / "run.json").is_file() and owned_names(raw) is not None):
