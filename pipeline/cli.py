@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import csv
 import errno
+import json
 import os
 import signal
 import sqlite3
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
@@ -28,11 +31,13 @@ import click
 
 from pipeline.clean import word_counts
 from pipeline.database import search as search_db
+from pipeline.diff import describe as describe_diff
+from pipeline.diff import diff
 from pipeline.job import Shrinking, run_job
 from pipeline.package import InvalidOutput
 from pipeline.publish import Busy, ForeignOutput, Overlap, check_folders
 from pipeline.run import Settings, build
-from pipeline.trace import TraceError, trace
+from pipeline.trace import TraceError, describe_resolved, resolve, resolve_text, trace, trace_json
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
 EXIT_SHRINK, EXIT_NOT_OURS, EXIT_INTERRUPTED, EXIT_TERMINATED = 65, 73, 130, 143
@@ -83,6 +88,36 @@ class _Main(click.Group):
 @click.group(cls=_Main, help=__doc__)
 def main() -> None:
     pass
+
+
+# The lineage commands (trace, resolve, diff) read these tables; the columns they key on.
+_LINEAGE_TABLES = {
+    "lineages.csv": ("lineage_id",), "rule_history.csv": ("lineage_id", "canonical_number", "source_id"),
+    "renumber_map.csv": ("source_id", "number_as_written"), "sources.csv": ("source_id",),
+}
+
+
+@contextmanager
+def _reading(out: Path) -> Iterator[None]:
+    """Check the lineage tables of ``out`` are there with their header, then turn a
+    lookup that fails, or a table damaged further down, into one line."""
+    for name, columns in _LINEAGE_TABLES.items():
+        path = out / name
+        _published(path)
+        try:
+            with path.open(encoding="utf-8", newline="") as fh:
+                header = next(csv.reader(fh), [])
+        except (OSError, ValueError, csv.Error) as exc:
+            raise _damaged(path, exc) from None
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise _damaged(path, KeyError(missing[0]))
+    try:
+        yield
+    except TraceError as exc:
+        raise click.ClickException(str(exc)) from None
+    except (OSError, ValueError, csv.Error, LookupError) as exc:
+        raise _damaged(out, exc) from None
 
 
 def _published(path: Path) -> None:
@@ -209,26 +244,82 @@ def vocabulary(raw: Path) -> None:
         click.echo(f"{word} {n}")
 
 
+_OUT = click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
+                    show_default=True, help="Folder of a published run.")
+_SOURCE = click.option("--source", default="", help="The number as this source (a source id) wrote it.")
+_AS_OF = click.option("--as-of", default="", metavar="YYYY-MM-DD",
+                      help="The number as the release in effect on this date wrote it.")
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
 @main.command("trace")
 @click.argument("number")
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
-              show_default=True, help="Folder of a published run.")
-def trace_command(number: str, out: Path) -> None:
-    """Print the history of rule NUMBER (current numbering): each version, its
-    number then, and how its wording changed, as a word diff."""
-    path = out / "rule_history.csv"
-    _published(path)
-    try:
-        with path.open(encoding="utf-8", newline="") as fh:
-            header = next(csv.reader(fh), [])
-        if "canonical_number" not in header:
-            raise KeyError("canonical_number")
-        lines = list(trace(out, number))
-    except TraceError as exc:
-        raise click.ClickException(str(exc)) from None
-    except (OSError, ValueError, csv.Error, LookupError) as exc:  # a damaged rule_history.csv
-        raise _damaged(path, exc) from None
+@_OUT
+@_SOURCE
+@_AS_OF
+@_JSON
+def trace_command(number: str, out: Path, source: str, as_of: str, as_json: bool) -> None:
+    """Print the life of rule NUMBER: each version, its number then, how its
+    wording changed (a word diff), and where it ended if it did. NUMBER is a
+    current number, or an old one with --source or --as-of, or a section."""
+    with _reading(out):
+        if as_json:
+            click.echo(json.dumps(trace_json(out, number, source, as_of), ensure_ascii=False, indent=1))
+            return
+        lines = list(trace(out, number, source, as_of))
     for line in lines:
+        click.echo(line)
+
+
+@main.command("resolve")
+@click.argument("number", required=False)
+@click.option("--file", "text_file", type=click.File(encoding="utf-8", errors="replace"),
+              help="Resolve every rule citation in this text (- for standard input).")
+@_OUT
+@_SOURCE
+@_AS_OF
+@_JSON
+def resolve_command(number: str | None, text_file: Any, out: Path, source: str, as_of: str, as_json: bool) -> None:
+    """What an old citation is now: NUMBER (e.g. "CR 502.32a") as --source ID or
+    the release in effect --as-of a date cited it -> its current number, its
+    status (same, moved, edited, moved+edited, split, merged, removed), the
+    release where that happened, and its chain of numbers. With --file, every
+    citation in a text; exit 0 when all are current, 3 when some are not."""
+    if bool(number) == bool(text_file):
+        raise click.UsageError("give a NUMBER or --file, not both")
+    if bool(source) == bool(as_of):
+        raise click.UsageError("say where the number comes from: --source ID or --as-of YYYY-MM-DD")
+    with _reading(out):
+        if number:
+            found = resolve(out, number, source, as_of)
+            click.echo(json.dumps(found, ensure_ascii=False, indent=1) if as_json else describe_resolved(found))
+            return
+        results = resolve_text(out, text_file.read(), source, as_of)
+    if as_json:
+        click.echo(json.dumps(results, ensure_ascii=False, indent=1))
+    else:
+        for found in results:
+            click.echo(f"line {found['line']}: " + describe_resolved(found))
+    if any(r["status"] != "same" for r in results):
+        sys.exit(EXIT_QUARANTINED)
+
+
+@main.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--section", default="", help="Only this section (e.g. 702.42).")
+@_OUT
+@_JSON
+def diff_command(old: str, new: str, section: str, out: Path, as_json: bool) -> None:
+    """What changed from OLD to NEW (source ids, or dates meaning the release in
+    effect then): rules added, removed, moved, edited, moved+edited, split and
+    merged, matched through their lineages, with word diffs, by section."""
+    with _reading(out):
+        result = diff(out, old, new, section)
+    if as_json:
+        click.echo(json.dumps(result["changes"], ensure_ascii=False, indent=1))
+        return
+    for line in describe_diff(result):
         click.echo(line)
 
 

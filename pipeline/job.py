@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import __version__, emit, package, publish
-from pipeline.align import masked, match_text
 from pipeline.cache import SourceCache, code_version
+from pipeline.lineage import change_of
 from pipeline.run import Corpus, Progress, Settings, build, discover
 
 RUN_JSON = "run.json"
@@ -241,13 +241,16 @@ def _report(
     }
 
 
-def _read_csv(path: Path, key: str, *columns: str) -> dict[str, tuple[str, ...]]:
-    """``key`` column -> the other columns, from a CSV; empty when it is missing or damaged."""
+def _read_csv(path: Path, *required: str) -> list[dict[str, str]]:
+    """The rows of a CSV; none when it is missing, damaged, or lacks a ``required`` column."""
     try:
         with path.open(encoding="utf-8", newline="") as fh:
-            return {r[key]: tuple(r[c] or "" for c in columns) for r in csv.DictReader(fh)}
-    except (OSError, ValueError, csv.Error, KeyError, TypeError):
-        return {}
+            reader = csv.DictReader(fh)
+            if not set(required) <= set(reader.fieldnames or ()):
+                return []
+            return [{k: v or "" for k, v in row.items() if isinstance(k, str)} for row in reader]
+    except (OSError, ValueError, csv.Error):
+        return []
 
 
 def changes(old: Path, new: Path, corpus: Corpus) -> str:
@@ -256,32 +259,30 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
     A quarantined source is listed as quarantined (with its reason), never as
     added or changed; one that was quarantined before and is ingested now is added.
     """
-    old_all = _read_csv(old / "sources.csv", "source_id", "sha256", "status")
-    old_sources = {k: sha for k, (sha, status) in old_all.items() if status == "ok"}
+    old_all = {r["source_id"]: r for r in _read_csv(old / "sources.csv", "source_id", "sha256", "status")}
+    old_sources = {k: r["sha256"] for k, r in old_all.items() if r["status"] == "ok"}
     new_sources = {s.source_id: s.sha256 for s in corpus.sources if s.status == "ok"}
-    old_quarantined = {k: sha for k, (sha, status) in old_all.items() if status != "ok"}
+    old_quarantined = {k: r["sha256"] for k, r in old_all.items() if r["status"] != "ok"}
     quarantined = [s.error for s in corpus.sources
                    if s.status != "ok" and old_quarantined.get(s.source_id) != s.sha256]
     still = sum(1 for s in corpus.sources if s.status != "ok") - len(quarantined)
-    old_rules = {k: v[0] for k, v in _read_csv(old / "rules.csv", "number", "text").items()}
-    new_rules = {k: v[0] for k, v in _read_csv(new / "rules.csv", "number", "text").items()}
-    fold = {n: masked(match_text(t)) for n, t in old_rules.items()}
-    old_by_text = {t: n for n, t in fold.items()}
-    added, edited, moved, removed = [], [], [], []
-    new_texts = set()
-    for number, text in new_rules.items():
-        key = masked(match_text(text))
-        new_texts.add(key)
-        if number in old_rules:
-            if fold[number] != key:
-                edited.append(number)
-        elif key in old_by_text:
-            moved.append(f"{old_by_text[key]} → {number}")
-        else:
-            added.append(number)
-    for number, key in fold.items():
-        if number not in new_rules and key not in new_texts:
-            removed.append(number)
+    old_rules = _read_csv(old / "rules.csv", "number", "text")
+    new_rules = _read_csv(new / "rules.csv", "number", "text")
+    # Rules are matched by lineage (by number against a dataset published before lineages).
+    key = "lineage_id" if old_rules and old_rules[0].get("lineage_id") else "number"
+    before = {r[key]: r for r in old_rules}
+    added, edited, moved = [], [], []
+    for row in new_rules:
+        was = before.pop(row[key], None)
+        if was is None:
+            added.append(row["number"])
+            continue
+        change = change_of(was["number"], was["text"], row["number"], row["text"])
+        if change == "edited":
+            edited.append(row["number"])
+        elif change != "unchanged":
+            moved.append(f"{was['number']} → {row['number']}" + (" (edited)" if change == "moved+edited" else ""))
+    removed = [r["number"] for r in before.values()]
     lines = ["# Changes", ""]
     first = not old_all
     if first:
