@@ -10,7 +10,9 @@ from __future__ import annotations
 import errno
 import multiprocessing
 import re
+import signal
 import sqlite3
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +51,10 @@ def build_aside(tables: dict[str, list[tuple[object, ...]]], path: Path) -> Call
 
 
 def _build_child(tables: dict[str, list[tuple[object, ...]]], path: Path, writer: Any) -> None:
+    # Ctrl-C is the parent's to handle (it exits and ends this daemon process);
+    # SIGTERM, as sent by the parent on its way out, ends this one quietly.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         build(tables, path)
     except Exception as exc:  # reported to the parent, which fails the run cleanly
@@ -117,7 +123,7 @@ def search(path: Path, text: str, limit: int = 20) -> list[Hit]:
     query = fts_query(text)
     if not query:
         return []
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    con = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro", uri=True)
     try:
         rows = con.execute(
             "SELECT kind, number, title, snippet(search, 3, '[', ']', '…', 16), source_id FROM search "
