@@ -6,20 +6,23 @@ Exit codes: 0 every source ingested, 3 finished with quarantined sources,
 
 from __future__ import annotations
 
+import json
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 import click
 
+from pipeline import __version__
 from pipeline.clean import word_counts
+from pipeline.database import SearchError
 from pipeline.database import search as search_db
 from pipeline.job import run_job
 from pipeline.package import InvalidOutput
 from pipeline.publish import Busy
 from pipeline.run import Settings, build
-from pipeline.trace import TraceError, trace
+from pipeline.trace import TraceError, trace, versions
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
 
@@ -29,8 +32,13 @@ writing the same output folder (try again later)."""
 
 
 @click.group(help=__doc__)
+@click.version_option(__version__, "--version", prog_name="rules-pipeline", message="%(prog)s %(version)s")
 def main() -> None:
     pass
+
+
+def _echo_json(doc: object) -> None:
+    click.echo(json.dumps(doc, ensure_ascii=False, indent=1))
 
 
 class _Bar:
@@ -128,10 +136,15 @@ def vocabulary(raw: Path) -> None:
 @click.argument("number")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
               show_default=True, help="Folder of a published run.")
-def trace_command(number: str, out: Path) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON list: the rule_history rows of the rule, each with its word diff.")
+def trace_command(number: str, out: Path, as_json: bool) -> None:
     """Print the history of rule NUMBER (current numbering): each version, its
     number then, and how its wording changed, as a word diff."""
     try:
+        if as_json:
+            _echo_json(versions(out, number))
+            return
         for line in trace(out, number):
             click.echo(line)
     except (TraceError, FileNotFoundError) as exc:
@@ -143,14 +156,30 @@ def trace_command(number: str, out: Path) -> None:
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
               show_default=True, help="Folder of a published run.")
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
-def search_command(query: str, out: Path, limit: int) -> None:
-    """Full-text search of rules (by current number), glossary and Q&A."""
+@click.option("--release", metavar="ID", default=None,
+              help="Search only this source (a source_id), numbered as it numbered them.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON list of the hits.")
+def search_command(query: str, out: Path, limit: int, release: str | None, as_json: bool) -> None:
+    """Full-text search of rules, glossary and Q&A: the current rules (the
+    reference's) first, then older wordings. A word ending in * is a prefix
+    (umbr*); accents are optional."""
     path = out / "rules.sqlite"
     if not path.exists():
         raise click.ClickException(f"{path} not found: run `python -m pipeline ingest` first")
-    hits = search_db(path, query, limit)
+    try:
+        hits = search_db(path, query, limit, release)
+    except SearchError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        _echo_json([asdict(hit) for hit in hits])
+        return
     if not hits:
-        click.echo(f"no match for {query!r}")
+        hint = "" if "*" in query else " (a word ending in * matches as a prefix: umbr*)"
+        click.echo(f"no match for {query!r}{hint}")
     for hit in hits:
-        label = {"rule": hit.number, "glossary": f"glossary: {hit.title}", "qa": f"Q&A ({hit.number or '-'})"}
-        click.echo(f"{label[hit.kind]:<14} {hit.snippet}" + (f"  [{hit.source_id}]" if hit.kind != "rule" else ""))
+        number = hit.number or hit.number_as_written
+        if hit.kind == "rule" and hit.number_as_written != hit.number:
+            number = f"{hit.number_as_written} → {hit.number or '?'}"  # its number then, and now (? unmapped)
+        label = {"rule": number, "glossary": f"glossary: {hit.title}", "qa": f"Q&A ({hit.number or '-'})"}
+        where = "" if hit.current and hit.kind == "rule" and not release else f"  [{hit.source_id}]"
+        click.echo(f"{label[hit.kind]:<14} {hit.snippet}{where}")

@@ -42,19 +42,29 @@ def history_rows(out: Path, number: str) -> list[dict[str, str]]:
     return rows
 
 
+def versions(out: Path, number: str) -> list[dict[str, str]]:
+    """The rows of ``rule_history.csv`` for canonical rule ``number``, in date order,
+    each with ``diff``: its word diff against the previous wording, when it changed."""
+    rows = history_rows(out, number)
+    previous = ""
+    for row in rows:
+        text = row["text"]
+        changed = row["change"] in ("edited", "moved", "moved+edited") and text and previous and text != previous
+        row["diff"] = word_diff(previous, text) if changed else ""
+        if text:
+            previous = text
+    return rows
+
+
 def trace(out: Path, number: str) -> Iterator[str]:
     """Lines describing the history of canonical rule ``number``."""
-    rows = history_rows(out, number)
+    rows = versions(out, number)
     yield f"Rule {number}: {len(rows)} versions"
-    previous = ""
     for row in rows:
         when = row["effective_date"] or "undated"
         head = f"{when:<10}  {row['source_id']:<28} {row['number_as_written'] or '-':<10} {row['change']}"
         yield head
-        text = row["text"]
         if row["change"] == "added":
-            yield f"    {text}"
-        elif row["change"] in ("edited", "moved") and text and text != previous:
-            yield f"    {word_diff(previous, text)}"
-        if text:
-            previous = text
+            yield f"    {row['text']}"
+        elif row["diff"]:
+            yield f"    {row['diff']}"
