@@ -36,6 +36,7 @@ MIN_VOTE_SCORE = 80.0
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "_": ""})
 _NUMBERS = re.compile(r"\b\d{3}(?:\.\d{1,3}[a-z]{0,2})?\b")
+_DASH = re.compile(r"(?<=#) ?- ?")
 _SEE_RULE = re.compile(r"See rule (\d{3}\.\d+)")
 
 
@@ -55,8 +56,13 @@ def folded(text: str) -> str:
 
 
 def masked(text: str) -> str:
-    """Wording with rule numbers masked, so a renumbered cross-reference is no edit."""
-    return _NUMBERS.sub("#", text)
+    """Wording with rule numbers masked, so a renumbered cross-reference is no
+    edit (nor is the spacing of a range: ``601.2e-g``, ``601.2e - g``).
+
+    >>> masked("rules 601.2e - g and 409.1f-h")
+    'rules #-g and #-h'
+    """
+    return _DASH.sub("-", _NUMBERS.sub("#", text))
 
 
 @dataclass

@@ -24,6 +24,7 @@ class Mapping:
     method: str
     score: float
     reason: str = ""
+    lineage_id: str = ""
 
 
 def reference(sources: Sequence[Source]) -> Source | None:

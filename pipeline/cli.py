@@ -22,7 +22,7 @@ from pipeline.job import run_job
 from pipeline.package import InvalidOutput
 from pipeline.publish import Busy
 from pipeline.run import Settings, build
-from pipeline.trace import TraceError, trace, versions
+from pipeline.trace import TraceError, describe_resolved, resolve, resolve_text, trace, trace_json
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
 
@@ -132,23 +132,67 @@ def vocabulary(raw: Path) -> None:
         click.echo(f"{word} {n}")
 
 
+_OUT = click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
+                    show_default=True, help="Folder of a published run.")
+_SOURCE = click.option("--source", default="", help="The number as this source (a source id) wrote it.")
+_AS_OF = click.option("--as-of", default="", metavar="YYYY-MM-DD",
+                      help="The number as the release in effect on this date wrote it.")
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
 @main.command("trace")
 @click.argument("number")
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
-              show_default=True, help="Folder of a published run.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON list: the rule_history rows of the rule, each with its word diff.")
-def trace_command(number: str, out: Path, as_json: bool) -> None:
-    """Print the history of rule NUMBER (current numbering): each version, its
-    number then, and how its wording changed, as a word diff."""
+@_OUT
+@_SOURCE
+@_AS_OF
+@_JSON
+def trace_command(number: str, out: Path, source: str, as_of: str, as_json: bool) -> None:
+    """Print the life of rule NUMBER: each version, its number then, how its
+    wording changed (a word diff), and where it ended if it did. NUMBER is a
+    current number, or an old one with --source or --as-of, or a section."""
     try:
         if as_json:
-            _echo_json(versions(out, number))
+            click.echo(json.dumps(trace_json(out, number, source, as_of), ensure_ascii=False, indent=1))
             return
-        for line in trace(out, number):
+        for line in trace(out, number, source, as_of):
             click.echo(line)
-    except (TraceError, FileNotFoundError) as exc:
+    except TraceError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+@main.command("resolve")
+@click.argument("number", required=False)
+@click.option("--file", "text_file", type=click.File(encoding="utf-8", errors="replace"),
+              help="Resolve every rule citation in this text (- for standard input).")
+@_OUT
+@_SOURCE
+@_AS_OF
+@_JSON
+def resolve_command(number: str | None, text_file: Any, out: Path, source: str, as_of: str, as_json: bool) -> None:
+    """What an old citation is now: NUMBER (e.g. "CR 502.32a") as --source ID or
+    the release in effect --as-of a date cited it -> its current number, its
+    status (same, moved, edited, moved+edited, split, merged, removed), the
+    release where that happened, and its chain of numbers. With --file, every
+    citation in a text; exit 0 when all are current, 3 when some are not."""
+    if bool(number) == bool(text_file):
+        raise click.UsageError("give a NUMBER or --file, not both")
+    if bool(source) == bool(as_of):
+        raise click.UsageError("say where the number comes from: --source ID or --as-of YYYY-MM-DD")
+    try:
+        if number:
+            found = resolve(out, number, source, as_of)
+            click.echo(json.dumps(found, ensure_ascii=False, indent=1) if as_json else describe_resolved(found))
+            return
+        results = resolve_text(out, text_file.read(), source, as_of)
+    except TraceError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps(results, ensure_ascii=False, indent=1))
+    else:
+        for found in results:
+            click.echo(f"line {found['line']}: " + describe_resolved(found))
+    if any(r["status"] != "same" for r in results):
+        sys.exit(EXIT_QUARANTINED)
 
 
 @main.command("search")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 from collections import defaultdict
+from dataclasses import asdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import suppress
 from operator import itemgetter
@@ -17,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import database, xrefs
-from pipeline.align import folded
 from pipeline.canonical import Mapping, section_of
 from pipeline.dedupe import normalise_number
+from pipeline.numbering import number_key
 from pipeline.package import validate_rules_json
 from pipeline.records import Element, Source
 from pipeline.run import Corpus
@@ -86,82 +87,6 @@ def source_row(src: Source) -> dict[str, Any]:
     return row
 
 
-def _source_order(sources: Sequence[Source]) -> dict[str, tuple[str, int, str]]:
-    """Date order of sources: the stated date, else just after the release whose
-    numbering the source shares, else the start of the era its wording shows."""
-    era_start = {"pre-2009": "1999", "2009-2018": "2009-07-11", "2018-2021": "2018-04-27", "2021+": "2021-04-16"}
-    dates = {s.source_id: s.effective_date for s in sources}
-    order = {}
-    for s in sources:
-        if s.effective_date:
-            order[s.source_id] = (s.effective_date, 0, s.source_id)
-        elif s.numbering_like in dates:
-            order[s.source_id] = (dates[s.numbering_like], 1, s.source_id)
-        else:
-            order[s.source_id] = (era_start.get(s.era, "9999"), 1, s.source_id)
-    return order
-
-
-def history(corpus: Corpus) -> list[dict[str, Any]]:
-    """``rule_history.csv``: each canonical rule across the sources it appears in."""
-    order = _source_order(corpus.sources)
-    dates = {s.source_id: s.effective_date for s in corpus.sources}
-    docs = sorted((s.source_id for s in corpus.sources if s.format == "cr_document"), key=order.__getitem__)
-    by_rule: dict[str, list[Element]] = defaultdict(list)
-    for el in corpus.elements:
-        if el.kind == "rule" and el.canonical_number:
-            by_rule[el.canonical_number].append(el)
-    rows = []
-    for number in sorted(by_rule, key=_number_key):
-        seen = sorted(by_rule[number], key=lambda e: (order[e.source_id], e.line_start))
-        # One row per (source, number as written): a release that uses a number
-        # twice (702.175 in September 2024) keeps the first rule under it.
-        firsts: dict[tuple[str, str], Element] = {}
-        for e in seen:
-            firsts.setdefault((e.source_id, e.number_as_written), e)
-        seen = list(firsts.values())
-        present = {e.source_id for e in seen}
-        # The timeline: every version the rule is in, and every whole release in
-        # between that lacks it (it was removed there, and came back later).
-        first = order[seen[0].source_id]
-        gaps = [d for d in docs if d not in present and order[d] > first]
-        timeline = sorted([(order[e.source_id], e) for e in seen] + [(order[d], d) for d in gaps],
-                          key=lambda item: item[0])
-        prev: Element | None = None
-        gone = False
-        for _, item in timeline:
-            if isinstance(item, str):
-                if not gone:
-                    rows.append(_history_row(number, item, dates, "", "removed", ""))
-                gone = True
-                continue
-            el = item
-            if prev is None or gone:
-                change = "added"
-            elif normalise_number(el.number_as_written) != normalise_number(prev.number_as_written):
-                change = "moved"
-            elif folded(el.text) != folded(prev.text):
-                change = "edited"
-            else:
-                change = "unchanged"
-            rows.append(_history_row(number, el.source_id, dates, el.number_as_written, change, el.text))
-            prev, gone = el, False
-    return rows
-
-
-def _history_row(number: str, sid: str, dates: dict[str, str], written: str, change: str, text: str) -> dict[str, Any]:
-    return {
-        "canonical_number": number, "source_id": sid, "effective_date": dates.get(sid, ""),
-        "number_as_written": written, "change": change, "text": text,
-    }
-
-
-def _number_key(number: str) -> tuple[int, int, str]:
-    head, _, tail = number.partition(".")
-    digits = "".join(ch for ch in tail if ch.isdigit())
-    return (int(head or 0), int(digits or -1), tail.lstrip("0123456789"))
-
-
 def _qa_sections(elements: Sequence[Element], rule_section: dict[str, str]) -> dict[str, tuple[str, str]]:
     """Each QA's section (canonical, as written): that of the rule or section it follows."""
     out: dict[str, tuple[str, str]] = {}
@@ -191,7 +116,7 @@ def _with_xrefs(mappings: Sequence[Mapping], by_xref: dict[tuple[str, str], Mapp
     for m in mappings:
         own[m.source_id].append(m)
     for sid in order:
-        out += own[sid] + sorted(extra[sid], key=lambda m: _number_key(m.number_as_written))
+        out += own[sid] + sorted(extra[sid], key=lambda m: number_key(m.number_as_written))
     return out
 
 
@@ -216,6 +141,7 @@ def tables(corpus: Corpus) -> dict[str, list[Any]]:
     for sec, _ in qa_section.values():
         qa_count[sec] += 1
     rule_count: dict[str, int] = defaultdict(int)
+    lineage_of = {line.canonical_number: line.lineage_id for line in corpus.lineages if line.canonical_number}
     rules = []
     emitted: set[str] = set()
     for el in ref:
@@ -226,6 +152,7 @@ def tables(corpus: Corpus) -> dict[str, list[Any]]:
             rule_count[sec] += 1
             rules.append({
                 "number": el.canonical_number, "section": sec, "text": el.text,
+                "lineage_id": lineage_of.get(el.canonical_number, ""),
                 "variants": len(texts[el.canonical_number]),
                 "sources": ";".join(sorted(mapped_sources[el.canonical_number])),
             })
@@ -274,7 +201,8 @@ def tables(corpus: Corpus) -> dict[str, list[Any]]:
         "rules": rules,
         "renumber_map": [
             {"source_id": m.source_id, "number_as_written": m.number_as_written, "title": m.title,
-             "canonical_number": m.canonical_number, "method": m.method, "score": m.score, "reason": m.reason}
+             "lineage_id": m.lineage_id, "canonical_number": m.canonical_number, "method": m.method,
+             "score": m.score, "reason": m.reason}
             for m in _with_xrefs(corpus.mappings, by_xref)
         ],
         "qa": [
@@ -290,7 +218,8 @@ def tables(corpus: Corpus) -> dict[str, list[Any]]:
              "element_id": el.element_id, "line_start": el.line_start}
             for el in els if el.kind == "glossary"
         ],
-        "rule_history": history(corpus),
+        "rule_history": corpus.history,
+        "lineages": [asdict(line) for line in corpus.lineages],
         "noise": [element_row(el) for el in els if el.kind == "noise"],
     }
 

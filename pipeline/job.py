@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import __version__, emit, package, parquet, publish
-from pipeline.align import masked, match_text
 from pipeline.cache import SourceCache, code_version
+from pipeline.lineage import change_of
 from pipeline.run import Corpus, Progress, Settings, build, discover
 
 RUN_JSON = "run.json"
@@ -184,25 +184,22 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
     """``changes.md``: sources and rules that differ from the published run."""
     old_sources = {r["source_id"]: r["sha256"] for r in _read_csv(old / "sources.csv")}
     new_sources = {s.source_id: s.sha256 for s in corpus.sources}
-    old_rules = {r["number"]: r["text"] for r in _read_csv(old / "rules.csv")}
-    new_rules = {r["number"]: r["text"] for r in _read_csv(new / "rules.csv")}
-    fold = {n: masked(match_text(t)) for n, t in old_rules.items()}
-    old_by_text = {t: n for n, t in fold.items()}
-    added, edited, moved, removed = [], [], [], []
-    new_texts = set()
-    for number, text in new_rules.items():
-        key = masked(match_text(text))
-        new_texts.add(key)
-        if number in old_rules:
-            if fold[number] != key:
-                edited.append(number)
-        elif key in old_by_text:
-            moved.append(f"{old_by_text[key]} → {number}")
-        else:
-            added.append(number)
-    for number, key in fold.items():
-        if number not in new_rules and key not in new_texts:
-            removed.append(number)
+    old_rules, new_rules = _read_csv(old / "rules.csv"), _read_csv(new / "rules.csv")
+    # Rules are matched by lineage (by number against a dataset published before lineages).
+    key = "lineage_id" if old_rules and old_rules[0].get("lineage_id") else "number"
+    before = {r[key]: r for r in old_rules}
+    added, edited, moved = [], [], []
+    for row in new_rules:
+        was = before.pop(row[key], None)
+        if was is None:
+            added.append(row["number"])
+            continue
+        change = change_of(was["number"], was["text"], row["number"], row["text"])
+        if change == "edited":
+            edited.append(row["number"])
+        elif change != "unchanged":
+            moved.append(f"{was['number']} → {row['number']}" + (" (edited)" if change == "moved+edited" else ""))
+    removed = [r["number"] for r in before.values()]
     lines = ["# Changes", ""]
     if not old_sources:
         lines += ["First published run.", ""]

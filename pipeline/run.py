@@ -17,13 +17,15 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
-from pipeline import align, canonical, clean, dedupe, describe, noise
+from pipeline import canonical, clean, dedupe, describe, noise, numbering
 from pipeline.assemble import assemble
 from pipeline.cache import SourceCache
 from pipeline.decode import DecodeError, decode, sniff_binary
 from pipeline.parse import ParseError, parse
-from pipeline.records import Element, Source, evolve
+from pipeline.lineage import Lineage
+from pipeline.records import Element, Source
 
 # progress(stage, done, total): called as work advances, for a progress bar.
 Progress = Callable[[str, int, int], None]
@@ -52,6 +54,8 @@ class Corpus:
     reference: str = ""
     parsed: int = 0
     clock: Stopwatch = field(default_factory=lambda: Stopwatch())
+    lineages: list[Lineage] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Stopwatch:
@@ -275,36 +279,11 @@ def build(
             sources[i] = replace(sources[i], line_counts=dict(counts))
             cleaned.append(els)
     with clock("align"):
-        ref_source = canonical.reference(sources)
-        ref = None
-        if ref_source is not None:
-            ref = align.RefIndex.build(cleaned[sources.index(ref_source)])
-        elements: list[Element] = []
-        mappings: list[canonical.Mapping] = []
-        # Identical files align identically: each distinct content is aligned once.
-        done: dict[str, tuple[list[str], list[canonical.Mapping]]] = {}
-        for done_n, (src, els) in enumerate(zip(sources, cleaned, strict=True), 1):
-            if progress:
-                progress("align", done_n, len(sources))
-            is_ref = ref_source is not None and src == ref_source
-            if src.sha256 in done and not is_ref:
-                numbers, rows = done[src.sha256]
-                mapped = [evolve(el, canonical_number=n) if n else el for el, n in zip(els, numbers, strict=True)]
-                rows = [replace(r, source_id=src.source_id) for r in rows]
-            else:
-                mapped, rows = align.align(els, ref, is_ref)
-                if src.sha256 and not is_ref:
-                    done[src.sha256] = ([el.canonical_number for el in mapped], rows)
-            elements.extend(mapped)
-            mappings.extend(rows)
-        versions = sorted(
-            (s for s in sources if s.format == "cr_document" and s.status == "ok"),
-            key=lambda s: (s.effective_date, s.source_id),
-        )
-        eras = {s.source_id: s.era for s in sources if s.status == "ok"}
-        like = align.numbering_versions(elements, [s.source_id for s in versions], eras)
-        sources = [replace(s, numbering_like=like.get(s.source_id, "")) for s in sources]
+        numbered = numbering.number(sources, cleaned, progress)
+        sources = [replace(s, numbering_like=numbered.attached.get(s.source_id, "")) for s in sources]
+        elements = [el for els in numbered.elements for el in els]
     with clock("dedupe"):
         elements = list(dedupe.dedupe(elements))
     parsed = sum(1 for _, _, seconds in results if seconds is not None)
-    return Corpus(sources, elements, mappings, ref_source.source_id if ref_source else "", parsed, clock)
+    return Corpus(sources, elements, numbered.mappings, numbered.reference, parsed, clock,
+                  numbered.lineages, numbered.history)

@@ -1,15 +1,25 @@
-"""A rule's history as readable text: every version, its number then, and a word diff."""
+"""A rule's life from the published tables: find its lineage from any number
+(current, or as some source or date cited it), show every version with word
+diffs, and resolve an old citation to its current number.
+
+Everything here reads ``out/`` (``lineages.csv``, ``rule_history.csv``,
+``renumber_map.csv``, ``sources.csv``); nothing re-runs the pipeline.
+"""
 
 from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
+from typing import Any
+
+from pipeline.dedupe import normalise_number
 
 
 class TraceError(LookupError):
-    """The number is not a canonical rule in the published dataset."""
+    """The number cannot be found (or not told apart) in the published dataset."""
 
 
 def word_diff(old: str, new: str) -> str:
@@ -31,40 +41,237 @@ def word_diff(old: str, new: str) -> str:
     return " ".join(out)
 
 
-def history_rows(out: Path, number: str) -> list[dict[str, str]]:
-    path = out / "rule_history.csv"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} not found: run `python -m pipeline ingest` first")
-    with path.open(encoding="utf-8", newline="") as fh:
-        rows = [r for r in csv.DictReader(fh) if r["canonical_number"] == number]
-    if not rows:
-        raise TraceError(f"{number} is not a rule of the reference numbering in {path}")
-    return rows
+def cited_number(text: str) -> str:
+    """A citation as people write it: ``CR 502.32a``, ``rule 502.32a.``, ``502.32a``.
+
+    >>> cited_number("CR 502.32a"), cited_number("rule 702. 37a."), cited_number("702.42a")
+    ('502.32a', '702.37a', '702.42a')
+    """
+    words = text.strip().split(None, 1)
+    if len(words) == 2 and words[0].casefold().rstrip(".") in ("cr", "rule", "rules", "section"):
+        text = words[1]
+    return normalise_number(text.strip())
 
 
-def versions(out: Path, number: str) -> list[dict[str, str]]:
-    """The rows of ``rule_history.csv`` for canonical rule ``number``, in date order,
-    each with ``diff``: its word diff against the previous wording, when it changed."""
-    rows = history_rows(out, number)
+def _read(out: Path, name: str) -> list[dict[str, str]]:
+    path = out / f"{name}.csv"
+    try:
+        with path.open(encoding="utf-8", newline="") as fh:
+            return list(csv.DictReader(fh))
+    except FileNotFoundError:
+        raise TraceError(f"{path} not found: run `python -m pipeline ingest` first") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise TraceError(f"{path} cannot be read ({exc}): run `python -m pipeline ingest` again") from None
+
+
+@dataclass
+class Dataset:
+    """The published tables that lineage questions need, indexed."""
+
+    lineages: dict[str, dict[str, str]]
+    history: dict[str, list[dict[str, str]]]
+    numbers: dict[tuple[str, str], str]  # (source, number) -> lineage id
+    sections: dict[tuple[str, str], dict[str, str]]  # (source, number) -> renumber_map row
+    sources: dict[str, dict[str, str]]
+    releases: list[str] = field(default_factory=list)  # official releases in date order
+
+    @classmethod
+    def load(cls, out: Path) -> Dataset:
+        lineages = {r["lineage_id"]: r for r in _read(out, "lineages")}
+        history: dict[str, list[dict[str, str]]] = {}
+        for r in _read(out, "rule_history"):
+            history.setdefault(r["lineage_id"], []).append(r)
+        numbers, sections = {}, {}
+        for r in _read(out, "renumber_map"):
+            key = (r["source_id"], normalise_number(r["number_as_written"]))
+            if r["title"]:
+                sections[key] = r
+            elif r["lineage_id"]:
+                numbers.setdefault(key, r["lineage_id"])
+        sources = {r["source_id"]: r for r in _read(out, "sources")}
+        chain = {r["source_id"] for rows in history.values() for r in rows if r["effective_date"]}
+        releases = sorted(chain, key=lambda s: (sources.get(s, {}).get("effective_date", ""), s))
+        return cls(lineages, history, numbers, sections, sources, releases)
+
+    def release_on(self, as_of: str) -> str:
+        """The newest official release in effect on a date (YYYY-MM-DD)."""
+        before = [s for s in self.releases if self.sources[s]["effective_date"] <= as_of]
+        if not before:
+            first = self.releases[0] if self.releases else "none"
+            raise TraceError(f"no release in effect on {as_of} (the first is {first})")
+        return before[-1]
+
+    def find(self, number: str, source: str = "", as_of: str = "") -> str:
+        """The lineage of a rule number: as ``source`` wrote it, as the release in
+        effect on ``as_of`` numbered it, or else a current number (or an old one
+        that only one lineage ever had)."""
+        number = cited_number(number)
+        if as_of:
+            source = self.release_on(as_of)
+        if source:
+            if source not in self.sources:
+                raise TraceError(f"no source {source!r} in the published dataset")
+            lid = self.numbers.get((source, number))
+            if not lid:
+                raise TraceError(f"{source} has no rule {number}")
+            return lid
+        current = [lid for lid, r in self.lineages.items() if r["canonical_number"] == number]
+        if current:
+            return current[0]
+        had = sorted({lid for (_, n), lid in self.numbers.items() if n == number})
+        if len(had) == 1:
+            return had[0]
+        if not had:
+            raise TraceError(f"no rule {number} in any source")
+        spans = "; ".join(f"{lid} ({self._span(lid, number)})" for lid in had[:6])
+        raise TraceError(f"{number} was {len(had)} different rules over the years: {spans}. "
+                         "Say which with --source ID or --as-of YYYY-MM-DD")
+
+    def _span(self, lid: str, number: str) -> str:
+        dates = [r["effective_date"] for r in self.history.get(lid, [])
+                 if normalise_number(r["number_as_written"]) == number and r["effective_date"]]
+        return f"{dates[0]}..{dates[-1]}" if dates else "undated sources"
+
+
+def trace(out: Path, number: str, source: str = "", as_of: str = "") -> Iterator[str]:
+    """Lines describing a rule's lineage: every version, its number then, word diffs."""
+    data = Dataset.load(out)
+    if _is_section(data, number, source, as_of):
+        yield from _trace_section(data, number, source, as_of)
+        return
+    lid = data.find(number, source, as_of)
+    line = data.lineages[lid]
+    rows = data.history.get(lid, [])
+    now = line["canonical_number"] or f"ended ({line['ended']} in {line['ended_in']})"
+    yield f"Rule {cited_number(number)}: lineage {lid}, {sum(1 for r in rows if r['number_as_written'])} versions, now {now}"
+    if line["split_from"]:
+        yield f"split from lineage {line['split_from']}"
     previous = ""
     for row in rows:
+        when = row["effective_date"] or "undated"
+        yield f"{when:<10}  {row['source_id']:<28} {row['number_as_written'] or '-':<10} {row['change']}"
         text = row["text"]
-        changed = row["change"] in ("edited", "moved", "moved+edited") and text and previous and text != previous
-        row["diff"] = word_diff(previous, text) if changed else ""
+        if row["change"] in ("added", "split"):
+            yield f"    {text}"
+        elif row["change"] in ("edited", "moved+edited") and text and text != previous:
+            yield f"    {word_diff(previous, text)}"
+        elif row["change"] == "merged":
+            yield f"    merged into lineage {line['merged_into']}"
         if text:
             previous = text
-    return rows
 
 
-def trace(out: Path, number: str) -> Iterator[str]:
-    """Lines describing the history of canonical rule ``number``."""
-    rows = versions(out, number)
-    yield f"Rule {number}: {len(rows)} versions"
-    for row in rows:
-        when = row["effective_date"] or "undated"
-        head = f"{when:<10}  {row['source_id']:<28} {row['number_as_written'] or '-':<10} {row['change']}"
-        yield head
-        if row["change"] == "added":
-            yield f"    {row['text']}"
-        elif row["diff"]:
-            yield f"    {row['diff']}"
+def _is_section(data: Dataset, number: str, source: str, as_of: str) -> bool:
+    n = cited_number(number)
+    if n[-1:].isalpha() or any(r["canonical_number"] == n for r in data.lineages.values()):
+        return False
+    where = data.release_on(as_of) if as_of else source or (data.releases[-1] if data.releases else "")
+    return (where, n) in data.sections
+
+
+def _trace_section(data: Dataset, number: str, source: str, as_of: str) -> Iterator[str]:
+    n = cited_number(number)
+    where = data.release_on(as_of) if as_of else source or data.releases[-1]
+    row = data.sections[where, n]
+    current = row["canonical_number"]
+    yield f"Section {n} of {where} ({row['title']}): now {current or 'no section of the newest release'}"
+    if not current:
+        return
+    for sid in data.releases:
+        for (s, written), r in data.sections.items():
+            if s == sid and r["canonical_number"] == current:
+                yield f"{data.sources[sid]['effective_date']:<10}  {sid:<28} {written:<10} {r['title']}"
+
+
+def resolve(out: Path, number: str, source: str = "", as_of: str = "") -> dict[str, Any]:
+    """An old citation -> its current number, what happened to it, and where.
+
+    ``status`` is ``same``, ``moved``, ``edited``, ``moved+edited`` (compared with
+    the cited version), ``split`` (pieces of it now live in other rules too),
+    ``merged`` or ``removed``; ``changed_in`` is the release where that happened
+    (for ``moved``/``edited``, the last release that changed it).
+    """
+    data = Dataset.load(out)
+    lid = data.find(number, source, as_of)
+    return _resolved(data, lid, cited_number(number), source or (data.release_on(as_of) if as_of else ""))
+
+
+def _resolved(data: Dataset, lid: str, number: str, source: str) -> dict[str, Any]:
+    from pipeline.lineage import change_of  # the one change function of the history
+
+    line = data.lineages[lid]
+    rows = [r for r in data.history.get(lid, []) if r["effective_date"] and r["number_as_written"]]
+    cited = next((r for r in data.history.get(lid, []) if r["source_id"] == source), None)
+    if cited is None:
+        cited = next((r for r in rows if normalise_number(r["number_as_written"]) == number), rows[0] if rows else None)
+    chain, last = [], ""
+    for r in rows:
+        if r["number_as_written"] != last:
+            chain.append({"source_id": r["source_id"], "effective_date": r["effective_date"],
+                          "number": normalise_number(r["number_as_written"])})
+            last = r["number_as_written"]
+    after = [r for r in rows if cited is None or r["effective_date"] > cited["effective_date"]]
+    changed_in = ""
+    if line["ended"]:
+        status, changed_in = line["ended"], line["ended_in"]
+    elif cited is not None and rows:
+        now = rows[-1]
+        status = change_of(cited["number_as_written"], cited["text"], now["number_as_written"], now["text"])
+        status = "same" if status == "unchanged" else status
+        for r in after:
+            if r["change"] not in ("unchanged", "added"):
+                changed_in = r["source_id"]
+        pieces = [k for k, v in data.lineages.items() if v["split_from"] == lid
+                  and (cited is None or data.sources.get(v["first_source"], {}).get("effective_date", "")
+                       > cited["effective_date"])]
+        if pieces:
+            status = "split"
+            changed_in = min((data.lineages[k]["first_source"] for k in pieces),
+                             key=lambda s: data.sources[s]["effective_date"])
+    else:
+        status = "same"
+    return {
+        "cited": number, "source_id": source, "lineage_id": lid, "current": line["canonical_number"] or None,
+        "status": status, "changed_in": changed_in or None,
+        "merged_into": data.lineages.get(line["merged_into"], {}).get("canonical_number") or None,
+        "chain": chain,
+    }
+
+
+def describe_resolved(found: dict[str, Any]) -> str:
+    """One line for a resolved citation."""
+    if found.get("error"):
+        return f"{found['cited']}: {found['error']}"
+    head = f"{found['cited']} ({found['source_id']}) -> {found['current'] or 'none'}: {found['status']}"
+    if found["changed_in"]:
+        head += f" in {found['changed_in']}"
+    if found["merged_into"]:
+        head += f" (into {found['merged_into']})"
+    numbers = " > ".join(f"{c['number']} ({c['effective_date']})" for c in found["chain"])
+    return f"{head}; {numbers}"
+
+
+def resolve_text(out: Path, text: str, source: str = "", as_of: str = "") -> list[dict[str, Any]]:
+    """Every rule citation in a text (``502.32a``, ``rule 409.1``), resolved; a
+    number the release did not have is reported with an ``error``."""
+    from pipeline.xrefs import citations
+
+    data = Dataset.load(out)
+    where = data.release_on(as_of) if as_of else source
+    results = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        for number in citations(line):
+            try:
+                found = _resolved(data, data.find(number, where), number, where)
+            except TraceError as exc:
+                found = {"cited": number, "source_id": where, "current": None, "status": "unknown",
+                         "error": str(exc)}
+            results.append({"line": lineno, **found})
+    return results
+
+
+def trace_json(out: Path, number: str, source: str = "", as_of: str = "") -> dict[str, Any]:
+    """The lineage of a rule as one JSON-ready object: the lineage row and its history rows."""
+    data = Dataset.load(out)
+    lid = data.find(number, source, as_of)
+    return {"lineage": data.lineages[lid], "history": data.history.get(lid, [])}

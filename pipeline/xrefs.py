@@ -56,3 +56,16 @@ def find(text: str) -> list[tuple[str, str]]:
             for target in expand(one.group(1), one.group(2)):
                 out.append((one.group(0), target))
     return out
+
+
+_CITATION = re.compile(r"(?<![\d.])(\d{3}\.\d{1,3}[a-z]{0,2})(?![\da-z])")
+
+
+def citations(text: str) -> list[str]:
+    """Rule numbers cited anywhere in a text, in order, each once: ``CR 502.32a``,
+    ``(see 409.1)``, ranges by their first number.
+
+    >>> citations("CR 502.32a says so; see also rule 409.1 and 502.32a.")
+    ['502.32a', '409.1']
+    """
+    return list(dict.fromkeys(m.group(1) for m in _CITATION.finditer(text)))

@@ -1,0 +1,581 @@
+"""Lineages: every rule followed release by release, and where it is today.
+
+Each dated, complete official release is aligned with the one before it
+(neighbouring releases differ by a few percent, so each step is small and
+certain); a rule's lineage is the chain of those steps and its canonical
+number is where the chain ends in the newest release, or nothing, with the
+release where it ended. One step (``align_pair``) matches, globally and one to
+one within the pair:
+
+1. identical wordings (numbers masked, so a renumbered cross-reference is no
+   edit), equal numbers paired first when a wording repeats;
+2. the runs between the identical rules that keep their order (a keyword
+   inserted shifts a whole block), and the rules of sections paired by title
+   (or by the newer release's "(Obsolete)" glossary renames), each paired
+   order-preservingly by similarity;
+3. what is left, anywhere in the release (a rule moved to another section),
+   by a stricter similarity;
+4. splits (a new rule whose wording lies inside an old one that continued
+   elsewhere: ``split_from``), merges (an old rule whose wording lies inside a
+   new one that continues another lineage: ``merged_into``), and the rest
+   removed or added.
+
+Undated or partial sources (FAQ and web pages, truncated copies) never end a
+lineage: each is attached to the release whose numbers and wording it shares
+most, aligned with that release (``pipeline.align``), and mapped through its
+lineages.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+from rapidfuzz import fuzz, process
+
+from pipeline.align import folded
+from pipeline.canonical import section_of, title_key
+from pipeline.dedupe import normalise_number
+from pipeline.records import Element, Source
+
+# A rule pairs with a rule at the same place in the other release (between the
+# same identical neighbours, or in the same titled section) at this similarity...
+MIN_NEAR = 60.0
+# ... and with one anywhere else in the release only at this one.
+MIN_FAR = 80.0
+# How much a subset match (one wording holds the other's words) counts.
+SUBSET_WEIGHT = 0.9
+# A rule that kept its number wins a near tie (a split: the piece that kept the number).
+SAME_NUMBER_BONUS = 3.0
+# A new rule split off an old one, or an old one merged into a new one: the
+# shorter wording lies inside the longer one at least this closely.
+MIN_CONTAINED = 87.0
+MIN_CONTAINED_CHARS = 25
+NEAR = 3
+# Gaps larger than this (cells) are left to the section and global passes.
+MAX_GAP_CELLS = 250_000
+# Rules left over in the same pair of sections (a rule rewritten in place) pair at this similarity.
+MIN_SAME_SECTION = 50.0
+MAX_IN_PLACE = 4
+# Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
+# keyword actions of 701.x, whose names "cast", "play", "exile" are the words the 2009 rewording changed).
+KEYWORD_SECTIONS = ("502.", "702.")
+
+
+def change_of(old_number: str, old_text: str, number: str, text: str) -> str:
+    """How a rule changed between two versions: ``unchanged``, ``moved``
+    (renumbered), ``edited`` (reworded) or ``moved+edited``. A change that only
+    renumbers a cross-reference, or only changes quote style, is no edit.
+
+    >>> change_of("702.40a", 'Entwine is "x" (see rule 601.2)', "702.41a", "Entwine is “x” (see rule 601.2c)")
+    'moved'
+    >>> change_of("702.87a", "Totem armor is", "702.88a", "Umbra armor is")
+    'moved+edited'
+    """
+    moved = normalise_number(old_number) != normalise_number(number)
+    edited = folded(old_text) != folded(text)
+    return "moved+edited" if moved and edited else "moved" if moved else "edited" if edited else "unchanged"
+
+
+@dataclass
+class Release:
+    """The numbered rules and sections of one source, indexed for alignment."""
+
+    source_id: str
+    rules: list[Element]
+    numbers: list[str]
+    keys: list[str]
+    sections_of: list[str]
+    sections: dict[str, str]  # section number -> title key
+    aliases: dict[str, str]  # former title key -> section number ("(Obsolete)" glossary entries)
+
+    @classmethod
+    def build(cls, source_id: str, elements: Sequence[Element]) -> Release:
+        rules: list[Element] = []
+        sections: dict[str, str] = {}
+        by_line: dict[int, str] = {}
+        aliases: dict[str, str] = {}
+        for el in elements:
+            if el.kind == "section" and el.number_as_written:
+                number = normalise_number(el.number_as_written)
+                sections.setdefault(number, title_key(el.text))
+                by_line[el.line_start] = number
+            elif el.kind == "rule" and el.number_as_written:
+                rules.append(el)
+            elif el.kind == "glossary" and el.term.endswith("(Obsolete)"):
+                target = _see_rule(el.text)
+                if target:
+                    aliases[title_key(el.term.removesuffix("(Obsolete)"))] = target
+        numbers = [normalise_number(el.number_as_written) for el in rules]
+        return cls(
+            source_id, rules, numbers, [folded(el.text) for el in rules],
+            [by_line.get(el.parent_line) or section_of(n) for el, n in zip(rules, numbers, strict=True)],
+            sections, aliases,
+        )
+
+
+def _see_rule(text: str) -> str:
+    """The section a glossary entry points at: "See rule 702.89, ..." -> ``702.89``."""
+    head, sep, tail = text.partition("See rule ")
+    if not sep:
+        return ""
+    number = tail.split(",")[0].split()[0].rstrip(".") if tail.split() else ""
+    return number if number[:3].isdigit() else ""
+
+
+@dataclass
+class Step:
+    """How release ``a`` became release ``b``: rule indexes of ``a`` -> of ``b``."""
+
+    pairs: dict[int, int] = field(default_factory=dict)
+    scores: dict[int, float] = field(default_factory=dict)  # a index -> similarity of its pair
+    split_from: dict[int, int] = field(default_factory=dict)  # b index -> a index
+    merged_into: dict[int, int] = field(default_factory=dict)  # a index -> b index
+    sections: dict[str, str] = field(default_factory=dict)  # a section -> b section
+
+
+def similarity(a: Sequence[str], b: Sequence[str], cutoff: float) -> np.ndarray:
+    """Pairwise similarity of two lists of folded wordings (0 below ``cutoff``):
+    the better of a straight comparison (rewordings) and a subset one (a rule
+    cut short or grown a sentence)."""
+    if not a or not b:
+        return np.zeros((len(a), len(b)), dtype=np.float32)
+    workers = -1 if len(a) * len(b) > 4000 else 1
+    matrix = np.maximum(
+        process.cdist(a, b, scorer=fuzz.ratio, dtype=np.float32, workers=workers),
+        process.cdist(a, b, scorer=fuzz.token_set_ratio, dtype=np.float32, workers=workers) * SUBSET_WEIGHT,
+    )
+    matrix[matrix < cutoff] = 0.0
+    return matrix
+
+
+def align_pair(a: Release, b: Release) -> Step:
+    """Match the rules of release ``a`` with those of its successor ``b``."""
+    step = Step()
+    step.sections = _sections_by_title(a, b)
+    subjects = _subjects(a, b)
+    _identical(a, b, step)
+    _fill_gaps(a, b, step, subjects)
+    _within_sections(a, b, step, subjects)
+    _anywhere(a, b, step, subjects)
+    _vote_sections(a, b, step)
+    _within_sections(a, b, step, subjects)
+    _leftovers_in_place(a, b, step, subjects)
+    _splits_and_merges(a, b, step)
+    return step
+
+
+def _subjects(a: Release, b: Release) -> frozenset[str]:
+    """Keyword names (one-word titles of the keyword sections, 502.x before 2009,
+    702.x after): two wordings that differ in one of these are about
+    different keywords ("Multiple instances of flying ..." is not "Multiple
+    instances of banding ..."), however alike the rest is."""
+    return frozenset(
+        t for rel in (a, b) for number, t in rel.sections.items()
+        if t.isalpha() and number.startswith(KEYWORD_SECTIONS)
+    )
+
+
+_WORD = re.compile(r"[a-z]+")
+
+
+def _same_subject(x: str, y: str, subjects: frozenset[str]) -> bool:
+    """Whether two wordings name the same subjects.
+
+    >>> s = frozenset({"flying", "banding"})
+    >>> _same_subject("instances of flying are redundant", "instances of banding are redundant", s)
+    False
+    >>> _same_subject("flying is evasion", "flying is an evasion ability", s)
+    True
+    """
+    return not (_words(x) ^ _words(y)) & subjects
+
+
+@lru_cache(maxsize=65_536)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text))
+
+
+def _drop_other_subjects(matrix: np.ndarray, xs: Sequence[str], ys: Sequence[str],
+                         subjects: frozenset[str]) -> np.ndarray:
+    """Zero the pairs that name different subjects (see ``_same_subject``)."""
+    if not subjects or not matrix.size:
+        return matrix
+    ids: dict[frozenset[str], int] = {}
+    rows = np.array([ids.setdefault(_words(x) & subjects, len(ids)) for x in xs])
+    cols = np.array([ids.setdefault(_words(y) & subjects, len(ids)) for y in ys])
+    matrix[rows[:, None] != cols[None, :]] = 0.0
+    return matrix
+
+
+def _sections_by_title(a: Release, b: Release) -> dict[str, str]:
+    titles: dict[str, list[str]] = defaultdict(list)
+    for number, title in b.sections.items():
+        titles[title].append(number)
+    out = {}
+    for number, title in a.sections.items():
+        found = titles.get(title, [])
+        if not found and title in b.aliases:
+            found = [b.aliases[title]]
+        if len(found) == 1:
+            out[number] = found[0]
+        elif number in found:
+            out[number] = number
+    return out
+
+
+def _pair(step: Step, i: int, j: int, score: float) -> None:
+    step.pairs[i] = j
+    step.scores[i] = round(score, 1)
+
+
+def _identical(a: Release, b: Release, step: Step) -> None:
+    """Identical wordings; a wording used more than once pairs equal numbers
+    first, then in document order."""
+    where_b: dict[str, list[int]] = defaultdict(list)
+    for j, key in enumerate(b.keys):
+        where_b[key].append(j)
+    where_a: dict[str, list[int]] = defaultdict(list)
+    for i, key in enumerate(a.keys):
+        if key in where_b:
+            where_a[key].append(i)
+    for key, left in where_a.items():
+        right = where_b[key]
+        if len(left) == 1 and len(right) == 1:
+            _pair(step, left[0], right[0], 100.0)
+            continue
+        free = list(right)
+        rest = []
+        for i in left:
+            same = next((j for j in free if b.numbers[j] == a.numbers[i]), None)
+            if same is None:
+                rest.append(i)
+            else:
+                free.remove(same)
+                _pair(step, i, same, 100.0)
+        for i, j in zip(rest, free, strict=False):
+            _pair(step, i, j, 100.0)
+
+
+def _ordered(step: Step) -> list[tuple[int, int]]:
+    """The longest run of pairs that keeps the order of both releases (anchors)."""
+    pairs = sorted(step.pairs.items())
+    # Longest increasing subsequence of b indexes, O(n log n).
+    tails: list[int] = []
+    tail_at: list[int] = []
+    back = [-1] * len(pairs)
+    for k, (_, j) in enumerate(pairs):
+        pos = bisect.bisect_left(tails, j)
+        if pos == len(tails):
+            tails.append(j)
+            tail_at.append(k)
+        else:
+            tails[pos] = j
+            tail_at[pos] = k
+        back[k] = tail_at[pos - 1] if pos else -1
+    out = []
+    k = tail_at[-1] if tail_at else -1
+    while k >= 0:
+        out.append(pairs[k])
+        k = back[k]
+    return out[::-1]
+
+
+def _fill_gaps(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
+    """Between consecutive anchors, pair the unmatched rules in order."""
+    anchors = [(-1, -1), *_ordered(step), (len(a.rules), len(b.rules))]
+    taken = set(step.pairs.values())
+    for (i0, j0), (i1, j1) in zip(anchors, anchors[1:], strict=False):
+        rows = [i for i in range(i0 + 1, i1) if i not in step.pairs]
+        cols = [j for j in range(j0 + 1, j1) if j not in taken]
+        if rows and cols and len(rows) * len(cols) <= MAX_GAP_CELLS:
+            for i, j, score in _monotone(a, b, rows, cols, MIN_NEAR, subjects):
+                _pair(step, i, j, score)
+                taken.add(j)
+
+
+def _within_sections(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
+    """Rules of sections paired by title, or by their rules, pair in order."""
+    taken = set(step.pairs.values())
+    rows_by: dict[str, list[int]] = defaultdict(list)
+    for i, sec in enumerate(a.sections_of):
+        if i not in step.pairs and sec in step.sections:
+            rows_by[sec].append(i)
+    cols_by: dict[str, list[int]] = defaultdict(list)
+    for j, sec in enumerate(b.sections_of):
+        if j not in taken:
+            cols_by[sec].append(j)
+    for sec, rows in rows_by.items():
+        cols = cols_by.get(step.sections[sec], [])
+        if cols and len(rows) * len(cols) <= MAX_GAP_CELLS:
+            for i, j, score in _monotone(a, b, rows, cols, MIN_NEAR, subjects):
+                if j not in taken:
+                    _pair(step, i, j, score)
+                    taken.add(j)
+
+
+def _monotone(a: Release, b: Release, rows: list[int], cols: list[int], cutoff: float,
+              subjects: frozenset[str]) -> list[tuple[int, int, float]]:
+    """Best order-preserving pairing of two runs by similarity (dynamic programming)."""
+    xs, ys = [a.keys[i] for i in rows], [b.keys[j] for j in cols]
+    matrix = _drop_other_subjects(similarity(xs, ys, cutoff), xs, ys, subjects)
+    same = np.equal.outer(np.array([a.numbers[i] for i in rows], dtype=object),
+                          np.array([b.numbers[j] for j in cols], dtype=object)).astype(bool)
+    matrix[same & (matrix > 0)] += SAME_NUMBER_BONUS
+    nz = np.argwhere(matrix > 0)
+    if not len(nz):
+        return []
+    n, m = len(rows), len(cols)
+    if len(nz) < 2:
+        r, c = nz[0]
+        return [(rows[r], cols[c], min(100.0, float(matrix[r, c])))]
+    best = np.zeros((n + 1, m + 1), dtype=np.float64)
+    for r in range(n - 1, -1, -1):
+        row = matrix[r]
+        nxt = best[r + 1]
+        here = best[r]
+        for c in range(m - 1, -1, -1):
+            take = row[c] + nxt[c + 1] if row[c] else 0.0
+            here[c] = max(nxt[c], here[c + 1], take)
+    out = []
+    r = c = 0
+    while r < n and c < m and best[r, c] > 0:
+        if matrix[r, c] and best[r, c] == matrix[r, c] + best[r + 1, c + 1]:
+            out.append((rows[r], cols[c], min(100.0, float(matrix[r, c]))))
+            r, c = r + 1, c + 1
+        elif best[r, c] == best[r + 1, c]:
+            r += 1
+        else:
+            c += 1
+    return out
+
+
+def _anywhere(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
+    """What is left pairs anywhere in the release, best first, one to one."""
+    taken = set(step.pairs.values())
+    rows = [i for i in range(len(a.rules)) if i not in step.pairs]
+    cols = [j for j in range(len(b.rules)) if j not in taken]
+    _best_first(a, b, step, rows, cols, MIN_FAR, subjects)
+
+
+def _best_first(a: Release, b: Release, step: Step, rows: list[int], cols: list[int], cutoff: float,
+                subjects: frozenset[str]) -> None:
+    """Pair ``rows`` with ``cols`` greedily, most similar first, one to one."""
+    taken = set(step.pairs.values())
+    xs, ys = [a.keys[i] for i in rows], [b.keys[j] for j in cols]
+    matrix = _drop_other_subjects(similarity(xs, ys, cutoff), xs, ys, subjects)
+    for r, c in sorted(np.argwhere(matrix > 0).tolist(), key=lambda rc: (-matrix[rc[0], rc[1]], rc[0], rc[1])):
+        i, j = rows[r], cols[c]
+        if i not in step.pairs and j not in taken:
+            _pair(step, i, j, float(matrix[r, c]))
+            taken.add(j)
+
+
+def _leftovers_in_place(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
+    """A few rules left over on both sides of a pair of sections are rewritten
+    in place (the 2016 turn-structure rewrite): pair them at a lower similarity,
+    in any order (rules of a step swap places)."""
+    taken = set(step.pairs.values())
+    rows_by: dict[str, list[int]] = defaultdict(list)
+    for i, sec in enumerate(a.sections_of):
+        if i not in step.pairs and sec in step.sections:
+            rows_by[sec].append(i)
+    cols_by: dict[str, list[int]] = defaultdict(list)
+    for j, sec in enumerate(b.sections_of):
+        if j not in taken:
+            cols_by[sec].append(j)
+    for sec, rows in rows_by.items():
+        cols = cols_by.get(step.sections[sec], [])
+        if cols and len(rows) <= MAX_IN_PLACE and len(cols) <= MAX_IN_PLACE:
+            _best_first(a, b, step, rows, cols, MIN_SAME_SECTION, subjects)
+
+
+def _vote_sections(a: Release, b: Release, step: Step) -> None:
+    """A section its title did not pair goes where most of its paired rules went."""
+    votes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    size: dict[str, int] = defaultdict(int)
+    for i, sec in enumerate(a.sections_of):
+        size[sec] += 1
+        if i in step.pairs:
+            votes[sec][b.sections_of[step.pairs[i]]] += 1
+    for sec, count in votes.items():
+        if sec in step.sections:
+            continue
+        target, n = max(count.items(), key=lambda kv: (kv[1], kv[0]))
+        if n * 2 >= size[sec]:
+            step.sections[sec] = target
+
+
+def _splits_and_merges(a: Release, b: Release, step: Step) -> None:
+    """New rules cut from an old one that continued, old ones absorbed by a new
+    one. A piece split off stands near the rule it came from, and a rule merged
+    away stood near the one that absorbed it: the candidates are the partners
+    of the nearest paired rules."""
+    back = {j: i for i, j in step.pairs.items()}
+    for j in range(len(b.rules)):
+        if j not in back and len(b.keys[j]) >= MIN_CONTAINED_CHARS:
+            near = _near(j, back, len(b.rules))
+            best = _contained(b.keys[j], [a.keys[i] for i in near])
+            if best is not None:
+                step.split_from[j] = near[best]
+    for i in range(len(a.rules)):
+        if i not in step.pairs and len(a.keys[i]) >= MIN_CONTAINED_CHARS:
+            near = _near(i, step.pairs, len(a.rules))
+            best = _contained(a.keys[i], [b.keys[j] for j in near])
+            if best is not None:
+                step.merged_into[i] = near[best]
+
+
+def _near(k: int, partner: dict[int, int], size: int) -> list[int]:
+    """The partners of the paired rules within ``NEAR`` places of rule ``k``."""
+    return [partner[n] for n in range(max(0, k - NEAR), min(size, k + NEAR + 1)) if n in partner]
+
+
+def _contained(short: str, candidates: Sequence[str]) -> int | None:
+    """The longer candidate holding ``short`` most closely (partial match), if close enough."""
+    keep = [k for k, text in enumerate(candidates) if len(text) >= len(short)]
+    if not keep:
+        return None
+    found = process.extractOne(short, [candidates[k] for k in keep], scorer=fuzz.partial_ratio,
+                               score_cutoff=MIN_CONTAINED)
+    return keep[found[2]] if found else None
+
+
+@dataclass
+class Lineage:
+    """One row of ``lineages.csv``."""
+
+    lineage_id: str
+    first_source: str
+    first_number: str
+    last_source: str = ""
+    last_number: str = ""
+    canonical_number: str = ""
+    ended: str = ""
+    ended_in: str = ""
+    split_from: str = ""
+    merged_into: str = ""
+
+
+@dataclass
+class Lineages:
+    """Every lineage, and which lineage each rule element of each source is in."""
+
+    lineages: dict[str, Lineage] = field(default_factory=dict)
+    of_element: dict[tuple[str, int], str] = field(default_factory=dict)  # (source, line) -> lineage
+    by_number: dict[tuple[str, str], str] = field(default_factory=dict)  # (source, number) -> lineage
+    score: dict[tuple[str, int], float] = field(default_factory=dict)  # weakest step from here on
+    sections: dict[tuple[str, str], str] = field(default_factory=dict)  # (release, section) -> current
+    releases: list[str] = field(default_factory=list)
+
+    def current(self, source_id: str, number: str) -> tuple[str, str]:
+        """(lineage id, canonical number) of a number as one source wrote it."""
+        lid = self.by_number.get((source_id, normalise_number(number)), "")
+        return lid, self.lineages[lid].canonical_number if lid else ""
+
+
+def follow(releases: Sequence[tuple[Source, Sequence[Element]]]) -> Lineages:
+    """Chain the steps between consecutive releases (given in date order)."""
+    out = Lineages(releases=[s.source_id for s, _ in releases])
+    built = [Release.build(s.source_id, els) for s, els in releases]
+    ids: list[list[str]] = []
+    steps: list[Step] = []
+    for k, rel in enumerate(built):
+        if k == 0:
+            ids.append([_new(out, rel, j) for j in range(len(rel.rules))])
+            continue
+        prev = built[k - 1]
+        step = align_pair(prev, rel)
+        steps.append(step)
+        back = {j: i for i, j in step.pairs.items()}
+        here = []
+        for j in range(len(rel.rules)):
+            if j in back:
+                here.append(ids[k - 1][back[j]])
+            else:
+                lid = _new(out, rel, j)
+                if j in step.split_from:
+                    out.lineages[lid].split_from = ids[k - 1][step.split_from[j]]
+                here.append(lid)
+        ids.append(here)
+        for i in range(len(prev.rules)):
+            if i in step.pairs:
+                continue
+            gone = out.lineages[ids[k - 1][i]]
+            gone.ended, gone.ended_in = "removed", rel.source_id
+            if i in step.merged_into:
+                gone.ended, gone.merged_into = "merged", here[step.merged_into[i]]
+    for k, rel in enumerate(built):
+        for j, el in enumerate(rel.rules):
+            lid = ids[k][j]
+            line = out.lineages[lid]
+            line.last_source, line.last_number = rel.source_id, rel.numbers[j]
+            out.of_element[rel.source_id, el.line_start] = lid
+            out.by_number.setdefault((rel.source_id, rel.numbers[j]), lid)
+    if built:
+        newest = built[-1]
+        for j, lid in enumerate(ids[-1]):
+            out.lineages[lid].canonical_number = newest.numbers[j]
+        _weakest_steps(out, built, ids, steps)
+        _section_chain(out, built, steps)
+    return out
+
+
+def _new(out: Lineages, rel: Release, j: int) -> str:
+    base = f"{rel.source_id}:{rel.numbers[j]}"
+    lid, n = base, 1
+    while lid in out.lineages:
+        n += 1
+        lid = f"{base}~{n}"
+    out.lineages[lid] = Lineage(lid, rel.source_id, rel.numbers[j])
+    return lid
+
+
+def _weakest_steps(out: Lineages, built: list[Release], ids: list[list[str]], steps: list[Step]) -> None:
+    """For each rule, the lowest similarity of the steps from it to today (100 when identical)."""
+    ahead: dict[str, float] = {}
+    for k in range(len(built) - 1, -1, -1):
+        rel = built[k]
+        for i, el in enumerate(rel.rules):
+            lid = ids[k][i]
+            here = 100.0 if k == len(built) - 1 else steps[k].scores.get(i, 0.0)
+            if k < len(built) - 1 and i in steps[k].pairs:
+                here = min(here, ahead.get(lid, 100.0))
+            out.score[rel.source_id, el.line_start] = here
+        for i, lid in enumerate(ids[k]):
+            ahead[lid] = out.score[rel.source_id, rel.rules[i].line_start]
+
+
+def _section_chain(out: Lineages, built: list[Release], steps: list[Step]) -> None:
+    """Each release's section numbers followed to the newest release."""
+    current = {number: number for number in built[-1].sections}
+    for number, target in current.items():
+        out.sections[built[-1].source_id, number] = target
+    for k in range(len(built) - 2, -1, -1):
+        step = steps[k]
+        current = {number: current.get(step.sections.get(number, ""), "") for number in built[k].sections}
+        for number, target in current.items():
+            out.sections[built[k].source_id, number] = target
+
+
+def attach(
+    rules: Iterable[Element], releases: Sequence[tuple[Source, Sequence[Element]]]
+) -> str:
+    """The release an undated source belongs to: the one sharing most of its
+    (number, wording) pairs, then most wordings; the earliest on a tie."""
+    own = [(normalise_number(el.number_as_written), folded(el.text)) for el in rules if el.number_as_written]
+    if not own:
+        return ""
+    best, best_id = (0, 0), ""
+    for src, els in releases:
+        pairs = {(normalise_number(e.number_as_written), folded(e.text)) for e in els if e.kind == "rule"}
+        texts = {t for _, t in pairs}
+        score = (sum(p in pairs for p in own), sum(t in texts for _, t in own))
+        if score > best:
+            best, best_id = score, src.source_id
+    return best_id

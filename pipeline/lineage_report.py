@@ -1,0 +1,73 @@
+"""``make lineage-report``: score the published lineages against a hand-traced answer key.
+
+The key (``tests/data/lineage_key.csv``) was traced by reading the releases one
+after another, never by running the pipeline. A row is right when the rule, as
+its source numbered it, has the expected current number, or when its lineage
+correctly ended (and, where the key says so, ended the same way).
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.trace import Dataset, TraceError
+
+KEY = Path(__file__).resolve().parent.parent / "tests" / "data" / "lineage_key.csv"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    key_id: str
+    category: str
+    right: bool
+    expected: str
+    got: str
+
+
+def read_key(path: Path = KEY) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as fh:
+        return [row for row in csv.DictReader(fh) if row["key_id"].strip()]
+
+
+def judge(row: dict[str, str], data: Dataset) -> Verdict:
+    """Compare one traced rule with the published lineage."""
+    expected = row["expected_current"].strip() or f"ended:{row['ended'].strip() or 'removed'}"
+    try:
+        line = data.lineages[data.find(row["number"], source=row["source_id"])]
+    except TraceError as exc:
+        return Verdict(row["key_id"], row["category"], False, expected, f"not found ({exc})")
+    got = line["canonical_number"] or f"ended:{line['ended']}"
+    if row["expected_current"].strip():
+        right = got == expected
+    else:
+        # An ended lineage: right when it ended, in the traced way when the key is sure.
+        right = not line["canonical_number"] and (not row["ended"].strip() or row["ended"].strip() == line["ended"])
+    return Verdict(row["key_id"], row["category"], right, expected, got)
+
+
+def report(out: Path, key: Path = KEY) -> tuple[list[Verdict], str]:
+    data = Dataset.load(out)
+    verdicts = [judge(row, data) for row in read_key(key)]
+    right = sum(v.right for v in verdicts)
+    lines = [f"lineage answer key: {right} of {len(verdicts)} right ({100 * right / max(1, len(verdicts)):.1f}%)"]
+    totals, good = Counter(v.category for v in verdicts), Counter(v.category for v in verdicts if v.right)
+    lines += [f"  {cat:<22} {good[cat]:>3} / {n}" for cat, n in sorted(totals.items())]
+    lines += [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in verdicts if not v.right]
+    return verdicts, "\n".join(lines)
+
+
+def main() -> None:
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("out")
+    try:
+        _, text = report(out)
+    except TraceError as exc:
+        sys.exit(str(exc))
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,247 @@
+"""The numbering stage: every element's canonical number, through the lineages.
+
+The dated, complete official releases form the chain that ``pipeline.lineage``
+follows. Every other source (an FAQ or web page, a partial or truncated copy,
+an undated release) is attached to the chain release it matches best, aligned
+with that release by ``pipeline.align``, and mapped through its lineages, so it
+never ends one. This stage derives every row about numbering (renumber_map,
+lineages, rule_history); the writer only serialises them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pipeline import align, lineage
+from pipeline.canonical import Mapping, title_key
+from pipeline.dedupe import normalise_number
+from pipeline.lineage import Lineage, Lineages, change_of
+from pipeline.records import Element, Source, evolve
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class Numbering:
+    """What the stage derives, ready to be written."""
+
+    elements: list[list[Element]]
+    mappings: list[Mapping]
+    lineages: list[Lineage]
+    history: list[dict[str, Any]]
+    attached: dict[str, str]
+    reference: str
+    chain: list[str] = field(default_factory=list)
+
+
+def is_release(src: Source) -> bool:
+    """A link of the chain: a whole, dated official document."""
+    return (src.status == "ok" and src.format == "cr_document" and bool(src.effective_date)
+            and "truncated" not in src.flags)
+
+
+def number(sources: Sequence[Source], cleaned: Sequence[Sequence[Element]], progress: Progress | None = None) -> Numbering:
+    """Canonical numbers for every source's elements, and the numbering tables."""
+    order = sorted((k for k, s in enumerate(sources) if is_release(s)),
+                   key=lambda k: (sources[k].effective_date, sources[k].source_id))
+    # The same file twice is one release: the second copy is attached to the first.
+    firsts: dict[str, int] = {}
+    for k in order:
+        firsts.setdefault(sources[k].sha256, k)
+    chain = [k for k in order if firsts[sources[k].sha256] == k]
+    lines = lineage.follow([(sources[k], cleaned[k]) for k in chain])
+    chain_ids = [sources[k].source_id for k in chain]
+    reference = chain_ids[-1] if chain_ids else ""
+    ref_chapters = {title_key(el.text): normalise_number(el.number_as_written)
+                    for el in (cleaned[chain[-1]] if chain else ()) if el.kind == "chapter"}
+    out_elements: list[list[Element]] = []
+    mappings: list[Mapping] = []
+    attached: dict[str, str] = {}
+    indexes: dict[str, align.RefIndex] = {}
+    releases = [(sources[k], cleaned[k]) for k in chain]
+    in_chain = set(chain)
+    for k, (src, els) in enumerate(zip(sources, cleaned, strict=True)):
+        if progress:
+            progress("align", k + 1, len(sources))
+        if k in in_chain:
+            els, rows = _release(src, els, lines, ref_chapters)
+            attached[src.source_id] = src.source_id
+        elif src.status == "ok" and chain:
+            target = _attach_to(src, els, releases, sources)
+            attached[src.source_id] = target
+            if target not in indexes:
+                indexes[target] = align.RefIndex.build(cleaned[sources.index(_by_id(sources, target))])
+            els, rows = _through(src, els, target, indexes[target], lines, ref_chapters)
+        else:
+            rows = [Mapping(src.source_id, el.number_as_written, el.text if el.kind == "section" else "", "",
+                            "unmapped", 0.0, "no official release in the run")
+                    for el in els if el.kind in ("section", "rule") and el.number_as_written]
+        out_elements.append(list(els))
+        mappings.extend(_unique(rows))
+    history, ordered = _history(sources, out_elements, lines, attached, chain_ids)
+    return Numbering(out_elements, mappings, ordered, history, attached, reference, chain_ids)
+
+
+def _by_id(sources: Sequence[Source], sid: str) -> Source:
+    return next(s for s in sources if s.source_id == sid)
+
+
+def _attach_to(src: Source, els: Sequence[Element], releases: list[tuple[Source, Sequence[Element]]],
+               sources: Sequence[Source]) -> str:
+    """The chain release a source is read against: the same bytes, the one it
+    shares most numbers and wordings with, else the newest of its wording era."""
+    for rel, _ in releases:
+        if rel.sha256 == src.sha256:
+            return rel.source_id
+    found = lineage.attach((el for el in els if el.kind == "rule"), releases)
+    if found:
+        return found
+    same_era = [rel.source_id for rel, _ in releases if rel.era == src.era]
+    return same_era[-1] if same_era else releases[-1][0].source_id
+
+
+def _release(src: Source, els: Sequence[Element], lines: Lineages, chapters: dict[str, str]
+             ) -> tuple[list[Element], list[Mapping]]:
+    """A chain release: each rule's lineage, each section's chain."""
+    out, rows = [], []
+    for el in els:
+        if el.kind == "rule" and el.number_as_written:
+            lid = lines.of_element.get((src.source_id, el.line_start), "")
+            current = lines.lineages[lid].canonical_number if lid else ""
+            rows.append(_row(el, lid, current, lines, src.source_id, lines.score.get((src.source_id, el.line_start))))
+            el = evolve(el, canonical_number=current)
+        elif el.kind == "section" and el.number_as_written:
+            current = lines.sections.get((src.source_id, normalise_number(el.number_as_written)), "")
+            rows.append(_row(el, "", current, lines, src.source_id, 100.0 if current else 0.0))
+            el = evolve(el, canonical_number=current)
+        elif el.kind == "chapter":
+            el = evolve(el, canonical_number=chapters.get(title_key(el.text), ""))
+        out.append(el)
+    return out, rows
+
+
+def _row(el: Element, lid: str, current: str, lines: Lineages, release: str, score: float | None,
+         method: str = "") -> Mapping:
+    title = el.text if el.kind == "section" else ""
+    written = normalise_number(el.number_as_written)
+    if current:
+        method = "same" if written == current else (method or "lineage")
+        return Mapping(el.source_id, el.number_as_written, title, current, method, score or 0.0, "", lid)
+    if lid:
+        line = lines.lineages[lid]
+        how = f"merged into {line.merged_into}" if line.ended == "merged" else "removed"
+        reason = f"lineage {lid} ended: {how} in {line.ended_in}"
+    elif el.kind == "section":
+        reason = f"section {written} of {release} has no successor in the newest release"
+    else:
+        reason = f"no lineage for {written} in {release}"
+    return Mapping(el.source_id, el.number_as_written, title, "", "unmapped", 0.0, reason, lid)
+
+
+def _through(src: Source, els: Sequence[Element], target: str, index: align.RefIndex, lines: Lineages,
+             chapters: dict[str, str]) -> tuple[list[Element], list[Mapping]]:
+    """A source that is not a chain release, aligned with ``target`` and mapped
+    through that release's lineages."""
+    aligned, found = align.align(els, index, False)
+    by_written = {(m.number_as_written, m.title if not m.number_as_written else ""): m for m in found}
+    out, rows = [], []
+    for el in aligned:
+        there = el.canonical_number  # the number in the target release
+        if el.kind == "rule":
+            lid, current = lines.current(target, there) if there else ("", "")
+            if lid:
+                lines.of_element[src.source_id, el.line_start] = lid
+            m = by_written.get((el.number_as_written, ""))
+            if m is not None:
+                if there:
+                    row = _row(el, lid, current, lines, target, m.score, "" if m.method == "same" else m.method)
+                else:
+                    row = replace(m, reason=m.reason or f"no rule of {target} has this wording")
+                rows.append(row)
+            el = evolve(el, canonical_number=current)
+        elif el.kind == "section":
+            current = lines.sections.get((target, there), "") if there else ""
+            m = by_written.get((el.number_as_written, el.text if not el.number_as_written else ""))
+            if m is not None:
+                rows.append(_row(el, "", current, lines, target, m.score, "" if m.method == "same" else m.method)
+                            if there else m)
+            el = evolve(el, canonical_number=current)
+        elif el.kind == "prose" and there:
+            el = evolve(el, canonical_number=lines.current(target, there)[1])
+        elif el.kind == "chapter":
+            el = evolve(el, canonical_number=chapters.get(title_key(el.text), ""))
+        out.append(el)
+    return out, rows
+
+
+def _unique(rows: list[Mapping]) -> list[Mapping]:
+    """One row per number as written (or per title, for unnumbered sections)."""
+    seen: dict[tuple[str, str], Mapping] = {}
+    for row in rows:
+        seen.setdefault((row.number_as_written, row.title if not row.number_as_written else ""), row)
+    return list(seen.values())
+
+
+def number_key(number: str) -> tuple[int, int, str]:
+    """Sort key of a rule number: ``702.9`` before ``702.10``."""
+    head, _, tail = number.partition(".")
+    digits = "".join(ch for ch in tail if ch.isdigit())
+    return (int(head) if head.isdigit() else 0, int(digits or -1), tail.lstrip("0123456789"))
+
+
+def _history(
+    sources: Sequence[Source], elements: list[list[Element]], lines: Lineages, attached: dict[str, str],
+    chain: list[str],
+) -> tuple[list[dict[str, Any]], list[Lineage]]:
+    """``rule_history.csv``: every lineage in every source it appears in, in date
+    order (an attached source just after its release), with the ended ones."""
+    position = {sid: k for k, sid in enumerate(chain)}
+    dates = {s.source_id: s.effective_date for s in sources}
+    seen: dict[str, dict[str, tuple[tuple[int, int, str], Element]]] = defaultdict(dict)
+    for src, els in zip(sources, elements, strict=True):
+        sid = src.source_id
+        if sid not in attached or attached[sid] not in position:
+            continue
+        official = sid in position
+        when = (position[attached[sid]], 0 if official else 1, sid)
+        for el in els:
+            if el.kind != "rule" or not el.number_as_written:
+                continue
+            lid = lines.of_element.get((sid, el.line_start), "")
+            if lid and sid not in seen[lid]:
+                seen[lid][sid] = (when, el)
+    ordered = sorted(lines.lineages.values(), key=lambda ln: (
+        (0, number_key(ln.canonical_number), "") if ln.canonical_number
+        else (1, (position.get(ln.first_source, 0), *number_key(ln.first_number)[:2]), ln.first_number)
+    ))
+    rows: list[dict[str, Any]] = []
+    for line in ordered:
+        versions = sorted(seen[line.lineage_id].values(), key=lambda v: v[0])
+        by_source = {el.source_id: el for _, el in versions}
+        prev: Element | None = None
+        for (_, kind, _), el in versions:
+            if kind == 1:
+                base = by_source.get(attached[el.source_id])
+                change = change_of(base.number_as_written, base.text, el.number_as_written, el.text) if base \
+                    else "added"
+            elif prev is None:
+                change = "split" if line.split_from else "added"
+            else:
+                change = change_of(prev.number_as_written, prev.text, el.number_as_written, el.text)
+            if kind == 0:
+                prev = el
+            rows.append(_history_row(line, el.source_id, dates, el.number_as_written, change, el.text))
+        if line.ended:
+            rows.append(_history_row(line, line.ended_in, dates, "", line.ended, ""))
+    return rows, ordered
+
+
+def _history_row(line: Lineage, sid: str, dates: dict[str, str], written: str, change: str,
+                 text: str) -> dict[str, Any]:
+    return {
+        "lineage_id": line.lineage_id, "canonical_number": line.canonical_number, "source_id": sid,
+        "effective_date": dates.get(sid, ""), "number_as_written": written, "change": change, "text": text,
+    }
