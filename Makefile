@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: ingest test lint bench vocabulary clean
+.PHONY: ingest test lint bench lineage-report vocabulary clean
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m pipeline.bench
+
+# Score the published lineages (out/) against the hand-traced answer key.
+lineage-report: $(STAMP)
+	$(PY) -m pipeline.lineage_report out
 
 vocabulary: $(STAMP)
 	$(PY) -m pipeline vocabulary raw > pipeline/data/vocabulary.txt

@@ -18,6 +18,8 @@ from pipeline import __version__
 from pipeline.clean import word_counts
 from pipeline.database import SearchError
 from pipeline.database import search as search_db
+from pipeline.diff import describe as describe_diff
+from pipeline.diff import diff
 from pipeline.job import run_job
 from pipeline.package import InvalidOutput
 from pipeline.publish import Busy
@@ -193,6 +195,27 @@ def resolve_command(number: str | None, text_file: Any, out: Path, source: str, 
             click.echo(f"line {found['line']}: " + describe_resolved(found))
     if any(r["status"] != "same" for r in results):
         sys.exit(EXIT_QUARANTINED)
+
+
+@main.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--section", default="", help="Only this section (e.g. 702.42).")
+@_OUT
+@_JSON
+def diff_command(old: str, new: str, section: str, out: Path, as_json: bool) -> None:
+    """What changed from OLD to NEW (source ids, or dates meaning the release in
+    effect then): rules added, removed, moved, edited, moved+edited, split and
+    merged, matched through their lineages, with word diffs, by section."""
+    try:
+        result = diff(out, old, new, section)
+    except TraceError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps(result["changes"], ensure_ascii=False, indent=1))
+        return
+    for line in describe_diff(result):
+        click.echo(line)
 
 
 @main.command("search")

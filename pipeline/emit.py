@@ -10,9 +10,9 @@ from __future__ import annotations
 import csv
 import json
 from collections import defaultdict
-from dataclasses import asdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import suppress
+from dataclasses import asdict
 from operator import itemgetter
 from pathlib import Path
 from typing import Any

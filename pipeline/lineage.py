@@ -57,11 +57,15 @@ SAME_NUMBER_BONUS = 3.0
 MIN_CONTAINED = 87.0
 MIN_CONTAINED_CHARS = 25
 NEAR = 3
-# Gaps larger than this (cells) are left to the section and global passes.
-MAX_GAP_CELLS = 250_000
+# Context that makes a pair likelier: the rule kept its place between the same
+# identical neighbours, or stayed in (what became of) its section.
+GAP_BONUS = 5.0
+SECTION_BONUS = 5.0
 # Rules left over in the same pair of sections (a rule rewritten in place) pair at this similarity.
 MIN_SAME_SECTION = 50.0
 MAX_IN_PLACE = 4
+# A rule left over under its own number in its own section pairs at this similarity.
+MIN_SAME_NUMBER = 40.0
 # Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
 # keyword actions of 701.x, whose names "cast", "play", "exile" are the words the 2009 rewording changed).
 KEYWORD_SECTIONS = ("502.", "702.")
@@ -139,78 +143,94 @@ class Step:
     sections: dict[str, str] = field(default_factory=dict)  # a section -> b section
 
 
-def similarity(a: Sequence[str], b: Sequence[str], cutoff: float) -> np.ndarray:
-    """Pairwise similarity of two lists of folded wordings (0 below ``cutoff``):
-    the better of a straight comparison (rewordings) and a subset one (a rule
-    cut short or grown a sentence)."""
+def similarity(a: Sequence[str], b: Sequence[str], cutoff: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pairwise similarity of two lists of folded wordings: the straight one
+    (rewordings), and the better of it and a subset one (a rule cut short or
+    grown a sentence), 0 below ``cutoff``."""
     if not a or not b:
-        return np.zeros((len(a), len(b)), dtype=np.float32)
+        empty = np.zeros((len(a), len(b)), dtype=np.float32)
+        return empty, empty.copy()
     workers = -1 if len(a) * len(b) > 4000 else 1
+    straight = process.cdist(a, b, scorer=fuzz.ratio, dtype=np.float32, workers=workers)
     matrix = np.maximum(
-        process.cdist(a, b, scorer=fuzz.ratio, dtype=np.float32, workers=workers),
-        process.cdist(a, b, scorer=fuzz.token_set_ratio, dtype=np.float32, workers=workers) * SUBSET_WEIGHT,
+        straight, process.cdist(a, b, scorer=fuzz.token_set_ratio, dtype=np.float32, workers=workers) * SUBSET_WEIGHT,
     )
     matrix[matrix < cutoff] = 0.0
-    return matrix
+    return straight, matrix
 
 
 def align_pair(a: Release, b: Release) -> Step:
     """Match the rules of release ``a`` with those of its successor ``b``."""
     step = Step()
     step.sections = _sections_by_title(a, b)
-    subjects = _subjects(a, b)
+    subjects = Subjects.of(a, b)
     _identical(a, b, step)
-    _fill_gaps(a, b, step, subjects)
-    _within_sections(a, b, step, subjects)
-    _anywhere(a, b, step, subjects)
+    _by_context(a, b, step, subjects)
     _vote_sections(a, b, step)
-    _within_sections(a, b, step, subjects)
+    _by_context(a, b, step, subjects)
     _leftovers_in_place(a, b, step, subjects)
+    _same_number(a, b, step, subjects)
     _splits_and_merges(a, b, step)
+    _vote_sections(a, b, step)
     return step
 
 
-def _subjects(a: Release, b: Release) -> frozenset[str]:
-    """Keyword names (one-word titles of the keyword sections, 502.x before 2009,
-    702.x after): two wordings that differ in one of these are about
+@dataclass(frozen=True)
+class Subjects:
+    """Keyword names (the titles of the keyword sections, 502.x before 2009, 702.x
+    after): two wordings that each name a keyword the other lacks are about
     different keywords ("Multiple instances of flying ..." is not "Multiple
     instances of banding ..."), however alike the rest is."""
-    return frozenset(
-        t for rel in (a, b) for number, t in rel.sections.items()
-        if t.isalpha() and number.startswith(KEYWORD_SECTIONS)
-    )
 
+    pattern: re.Pattern[str] | None
+    renamed: tuple[tuple[str, str], ...] = ()  # former name -> name (glossary "(Obsolete)" entries)
 
-_WORD = re.compile(r"[a-z]+")
+    @classmethod
+    def of(cls, *releases: Release) -> Subjects:
+        names = {t for rel in releases for number, t in rel.sections.items()
+                 if t and number.startswith(KEYWORD_SECTIONS)}
+        renamed = {old: rel.sections[number] for rel in releases for old, number in rel.aliases.items()
+                   if number in rel.sections}
+        names |= set(renamed)
+        if not names:
+            return cls(None)
+        ordered = sorted(names, key=len, reverse=True)
+        return cls(re.compile(r"\b(?:" + "|".join(re.escape(n) for n in ordered) + r")\b"),
+                   tuple(sorted(renamed.items())))
 
+    def named(self, text: str) -> frozenset[str]:
+        if self.pattern is None:
+            return frozenset()
+        found = _named(self.pattern, text)
+        renamed = dict(self.renamed)
+        return frozenset(renamed.get(n, n) for n in found)
 
-def _same_subject(x: str, y: str, subjects: frozenset[str]) -> bool:
-    """Whether two wordings name the same subjects.
+    def same(self, x: str, y: str) -> bool:
+        """Whether two wordings are about the same keywords (a wording that only
+        adds a mention is still the same rule).
 
-    >>> s = frozenset({"flying", "banding"})
-    >>> _same_subject("instances of flying are redundant", "instances of banding are redundant", s)
-    False
-    >>> _same_subject("flying is evasion", "flying is an evasion ability", s)
-    True
-    """
-    return not (_words(x) ^ _words(y)) & subjects
+        >>> s = Subjects(re.compile(r"\\b(?:bands with other|flying|banding|indestructible)\\b"))
+        >>> s.same("instances of flying are redundant", "instances of banding are redundant")
+        False
+        >>> s.same("it has flying", "it has flying and is indestructible")
+        True
+        """
+        wx, wy = self.named(x), self.named(y)
+        return not (wx - wy and wy - wx)
+
+    def drop_others(self, matrix: np.ndarray, xs: Sequence[str], ys: Sequence[str]) -> np.ndarray:
+        """Zero the pairs of ``matrix`` that are about different keywords."""
+        if self.pattern is None or not matrix.size:
+            return matrix
+        for r, c in np.argwhere(matrix > 0).tolist():
+            if not self.same(xs[r], ys[c]):
+                matrix[r, c] = 0.0
+        return matrix
 
 
 @lru_cache(maxsize=65_536)
-def _words(text: str) -> frozenset[str]:
-    return frozenset(_WORD.findall(text))
-
-
-def _drop_other_subjects(matrix: np.ndarray, xs: Sequence[str], ys: Sequence[str],
-                         subjects: frozenset[str]) -> np.ndarray:
-    """Zero the pairs that name different subjects (see ``_same_subject``)."""
-    if not subjects or not matrix.size:
-        return matrix
-    ids: dict[frozenset[str], int] = {}
-    rows = np.array([ids.setdefault(_words(x) & subjects, len(ids)) for x in xs])
-    cols = np.array([ids.setdefault(_words(y) & subjects, len(ids)) for y in ys])
-    matrix[rows[:, None] != cols[None, :]] = 0.0
-    return matrix
+def _named(pattern: re.Pattern[str], text: str) -> frozenset[str]:
+    return frozenset(pattern.findall(text))
 
 
 def _sections_by_title(a: Release, b: Release) -> dict[str, str]:
@@ -286,97 +306,71 @@ def _ordered(step: Step) -> list[tuple[int, int]]:
     return out[::-1]
 
 
-def _fill_gaps(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
-    """Between consecutive anchors, pair the unmatched rules in order."""
+def _gaps(a: Release, b: Release, step: Step) -> tuple[np.ndarray, np.ndarray]:
+    """For each rule of ``a``, the span of ``b`` between the partners of its
+    nearest anchors before and after it (where it stands, if it kept its place)."""
     anchors = [(-1, -1), *_ordered(step), (len(a.rules), len(b.rules))]
-    taken = set(step.pairs.values())
+    lo = np.empty(len(a.rules), dtype=np.int64)
+    hi = np.empty(len(a.rules), dtype=np.int64)
     for (i0, j0), (i1, j1) in zip(anchors, anchors[1:], strict=False):
-        rows = [i for i in range(i0 + 1, i1) if i not in step.pairs]
-        cols = [j for j in range(j0 + 1, j1) if j not in taken]
-        if rows and cols and len(rows) * len(cols) <= MAX_GAP_CELLS:
-            for i, j, score in _monotone(a, b, rows, cols, MIN_NEAR, subjects):
-                _pair(step, i, j, score)
-                taken.add(j)
+        lo[i0 + 1:i1] = j0
+        hi[i0 + 1:i1] = j1
+    return lo, hi
 
 
-def _within_sections(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
-    """Rules of sections paired by title, or by their rules, pair in order."""
-    taken = set(step.pairs.values())
-    rows_by: dict[str, list[int]] = defaultdict(list)
-    for i, sec in enumerate(a.sections_of):
-        if i not in step.pairs and sec in step.sections:
-            rows_by[sec].append(i)
-    cols_by: dict[str, list[int]] = defaultdict(list)
-    for j, sec in enumerate(b.sections_of):
-        if j not in taken:
-            cols_by[sec].append(j)
-    for sec, rows in rows_by.items():
-        cols = cols_by.get(step.sections[sec], [])
-        if cols and len(rows) * len(cols) <= MAX_GAP_CELLS:
-            for i, j, score in _monotone(a, b, rows, cols, MIN_NEAR, subjects):
-                if j not in taken:
-                    _pair(step, i, j, score)
-                    taken.add(j)
-
-
-def _monotone(a: Release, b: Release, rows: list[int], cols: list[int], cutoff: float,
-              subjects: frozenset[str]) -> list[tuple[int, int, float]]:
-    """Best order-preserving pairing of two runs by similarity (dynamic programming)."""
-    xs, ys = [a.keys[i] for i in rows], [b.keys[j] for j in cols]
-    matrix = _drop_other_subjects(similarity(xs, ys, cutoff), xs, ys, subjects)
-    same = np.equal.outer(np.array([a.numbers[i] for i in rows], dtype=object),
-                          np.array([b.numbers[j] for j in cols], dtype=object)).astype(bool)
-    matrix[same & (matrix > 0)] += SAME_NUMBER_BONUS
-    nz = np.argwhere(matrix > 0)
-    if not len(nz):
-        return []
-    n, m = len(rows), len(cols)
-    if len(nz) < 2:
-        r, c = nz[0]
-        return [(rows[r], cols[c], min(100.0, float(matrix[r, c])))]
-    best = np.zeros((n + 1, m + 1), dtype=np.float64)
-    for r in range(n - 1, -1, -1):
-        row = matrix[r]
-        nxt = best[r + 1]
-        here = best[r]
-        for c in range(m - 1, -1, -1):
-            take = row[c] + nxt[c + 1] if row[c] else 0.0
-            here[c] = max(nxt[c], here[c + 1], take)
-    out = []
-    r = c = 0
-    while r < n and c < m and best[r, c] > 0:
-        if matrix[r, c] and best[r, c] == matrix[r, c] + best[r + 1, c + 1]:
-            out.append((rows[r], cols[c], min(100.0, float(matrix[r, c]))))
-            r, c = r + 1, c + 1
-        elif best[r, c] == best[r + 1, c]:
-            r += 1
-        else:
-            c += 1
-    return out
-
-
-def _anywhere(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
-    """What is left pairs anywhere in the release, best first, one to one."""
+def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
+    """Pair what is left, most likely first, one to one. A pair is likely when
+    the wordings are close, and closer still when the rule kept its place: in
+    the span between the same identical neighbours, in the section its own
+    section became (or in a section new in ``b``: rules move into new sections),
+    under the same number. Without such context only a close wording pairs."""
     taken = set(step.pairs.values())
     rows = [i for i in range(len(a.rules)) if i not in step.pairs]
     cols = [j for j in range(len(b.rules)) if j not in taken]
-    _best_first(a, b, step, rows, cols, MIN_FAR, subjects)
+    if not rows or not cols:
+        return
+    xs, ys = [a.keys[i] for i in rows], [b.keys[j] for j in cols]
+    straight, matrix = similarity(xs, ys, MIN_NEAR)
+    matrix = subjects.drop_others(matrix, xs, ys)
+    lo, hi = _gaps(a, b, step)
+    r_idx = np.array(rows)
+    c_idx = np.array(cols)
+    in_gap = (c_idx[None, :] > lo[r_idx][:, None]) & (c_idx[None, :] < hi[r_idx][:, None])
+    known = set(step.sections.values())
+    target = np.array([step.sections.get(a.sections_of[i], "\x00") for i in rows], dtype=object)
+    b_secs = np.array([b.sections_of[j] for j in cols], dtype=object)
+    new_sec = np.array([sec not in known for sec in b_secs])
+    in_section = np.equal.outer(target, b_secs).astype(bool) | new_sec[None, :]
+    same_number = np.equal.outer(np.array([a.numbers[i] for i in rows], dtype=object),
+                                 np.array([b.numbers[j] for j in cols], dtype=object)).astype(bool)
+    context = in_gap | in_section
+    keep = (matrix >= MIN_FAR) | ((matrix > 0) & context)
+    score = matrix + GAP_BONUS * in_gap + SECTION_BONUS * in_section + SAME_NUMBER_BONUS * same_number
+    cand = np.argwhere(keep)
+    order = sorted(cand.tolist(), key=lambda rc: (-score[rc[0], rc[1]], -straight[rc[0], rc[1]], rc[0], rc[1]))
+    for r, c in order:
+        i, j = rows[r], cols[c]
+        if i not in step.pairs and j not in taken:
+            _pair(step, i, j, min(100.0, float(matrix[r, c])))
+            taken.add(j)
 
 
 def _best_first(a: Release, b: Release, step: Step, rows: list[int], cols: list[int], cutoff: float,
-                subjects: frozenset[str]) -> None:
+                subjects: Subjects) -> None:
     """Pair ``rows`` with ``cols`` greedily, most similar first, one to one."""
     taken = set(step.pairs.values())
     xs, ys = [a.keys[i] for i in rows], [b.keys[j] for j in cols]
-    matrix = _drop_other_subjects(similarity(xs, ys, cutoff), xs, ys, subjects)
-    for r, c in sorted(np.argwhere(matrix > 0).tolist(), key=lambda rc: (-matrix[rc[0], rc[1]], rc[0], rc[1])):
+    straight, matrix = similarity(xs, ys, cutoff)
+    matrix = subjects.drop_others(matrix, xs, ys)
+    for r, c in sorted(np.argwhere(matrix > 0).tolist(),
+                       key=lambda rc: (-matrix[rc[0], rc[1]], -straight[rc[0], rc[1]], rc[0], rc[1])):
         i, j = rows[r], cols[c]
         if i not in step.pairs and j not in taken:
             _pair(step, i, j, float(matrix[r, c]))
             taken.add(j)
 
 
-def _leftovers_in_place(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
+def _leftovers_in_place(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     """A few rules left over on both sides of a pair of sections are rewritten
     in place (the 2016 turn-structure rewrite): pair them at a lower similarity,
     in any order (rules of a step swap places)."""
@@ -395,14 +389,37 @@ def _leftovers_in_place(a: Release, b: Release, step: Step, subjects: frozenset[
             _best_first(a, b, step, rows, cols, MIN_SAME_SECTION, subjects)
 
 
+def _same_number(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
+    """A rule left over under the same number in the same section, still about
+    the same thing, was reworded heavily (a clause cut, a mechanic added): the
+    numbering says it is the same rule, and the looser wording agrees."""
+    kept = sum(a.numbers[i] == b.numbers[j] for i, j in step.pairs.items())
+    if kept * 2 < len(step.pairs):
+        return  # a renumbered document (July 2009): its numbers say nothing
+    taken = set(step.pairs.values())
+    free_b = {b.numbers[j]: j for j in range(len(b.rules)) if j not in taken}
+    for i in range(len(a.rules)):
+        j = free_b.get(a.numbers[i])
+        if i in step.pairs or j is None or j in taken:
+            continue
+        if step.sections.get(a.sections_of[i]) != b.sections_of[j]:
+            continue
+        straight, matrix = similarity([a.keys[i]], [b.keys[j]], MIN_SAME_NUMBER)
+        if matrix[0, 0] and subjects.same(a.keys[i], b.keys[j]):
+            _pair(step, i, j, float(matrix[0, 0]))
+            taken.add(j)
+
+
 def _vote_sections(a: Release, b: Release, step: Step) -> None:
-    """A section its title did not pair goes where most of its paired rules went."""
+    """A section its title did not pair goes where most of its paired (or
+    merged) rules went: Bands with other went into Banding in 2009."""
     votes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     size: dict[str, int] = defaultdict(int)
     for i, sec in enumerate(a.sections_of):
         size[sec] += 1
-        if i in step.pairs:
-            votes[sec][b.sections_of[step.pairs[i]]] += 1
+        j = step.pairs.get(i, step.merged_into.get(i))
+        if j is not None:
+            votes[sec][b.sections_of[j]] += 1
     for sec, count in votes.items():
         if sec in step.sections:
             continue

@@ -23,8 +23,8 @@ from pipeline import canonical, clean, dedupe, describe, noise, numbering
 from pipeline.assemble import assemble
 from pipeline.cache import SourceCache
 from pipeline.decode import DecodeError, decode, sniff_binary
-from pipeline.parse import ParseError, parse
 from pipeline.lineage import Lineage
+from pipeline.parse import ParseError, parse
 from pipeline.records import Element, Source
 
 # progress(stage, done, total): called as work advances, for a progress bar.

@@ -81,7 +81,8 @@ class Dataset:
         history: dict[str, list[dict[str, str]]] = {}
         for r in _read(out, "rule_history"):
             history.setdefault(r["lineage_id"], []).append(r)
-        numbers, sections = {}, {}
+        numbers: dict[tuple[str, str], str] = {}
+        sections: dict[tuple[str, str], dict[str, str]] = {}
         for r in _read(out, "renumber_map"):
             key = (r["source_id"], normalise_number(r["number_as_written"]))
             if r["title"]:
@@ -143,7 +144,8 @@ def trace(out: Path, number: str, source: str = "", as_of: str = "") -> Iterator
     line = data.lineages[lid]
     rows = data.history.get(lid, [])
     now = line["canonical_number"] or f"ended ({line['ended']} in {line['ended_in']})"
-    yield f"Rule {cited_number(number)}: lineage {lid}, {sum(1 for r in rows if r['number_as_written'])} versions, now {now}"
+    versions = sum(1 for r in rows if r["number_as_written"])
+    yield f"Rule {cited_number(number)}: lineage {lid}, {versions} versions, now {now}"
     if line["split_from"]:
         yield f"split from lineage {line['split_from']}"
     previous = ""

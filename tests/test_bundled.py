@@ -117,7 +117,10 @@ _SEE_RULE = re.compile(r"\brule ([57]0[12]\.\d+), [\"“](.+?)[.,]?[\"”]")
 # glossary gives, which names another section of that release.
 GLOSSARY_ERRATA = {
     ("cr-2009-07-11", "banding"): "702.20",  # 702.20 is Rampage; Banding is 702.19
-    ("cr-2026-08-07", "endure"): "702.62",  # 702.62 is Suspend; Endure is 701.63
+    ("cr-2017-06-05", "exert"): "701.36",  # 701.36 is Goad; Exert is 701.37 (fixed in 2017-08-25)
+    # 702.62 is Suspend; Endure is 701.63, from its first release on.
+    **{(v, "endure"): "702.62" for v in ("cr-2025-06-06", "cr-2025-09-19", "cr-2026-01-16", "cr-2026-04-17",
+                                         "cr-2026-08-07")},
 }
 
 

@@ -91,10 +91,12 @@ def test_run_json_reports_inputs_stages_and_outputs(bundled) -> None:  # type: i
     corpus, out = bundled
     report = json.loads((out / "run.json").read_text("utf-8"))
     assert report["status"] == "ok" and report["exit_code"] == 0
-    assert len(report["inputs"]) == 18
+    bundled_files = len(list(RAW.iterdir()))  # 5 seeds and 72 official releases
+    assert bundled_files == 77
+    assert len(report["inputs"]) == bundled_files
     assert all(len(i["sha256"]) == 64 for i in report["inputs"])
     stages = report["stages"]
-    assert stages["sources_parsed"] == 18
+    assert stages["sources_parsed"] == bundled_files
     assert stages["noise_by_kind"]["epigraph"] == 20
     assert stages["rules_mapped"] + stages["rules_unmapped"] == stages["elements_by_kind"]["rule"]
     outputs = {o["file"]: o for o in report["outputs"]}

@@ -1,0 +1,97 @@
+"""What changed between any two sources, matched through lineages (not by number).
+
+A rule renumbered by an inserted keyword is ``moved``, not removed plus added;
+a change that only renumbers a cross-reference or only changes quote style is
+no change at all (the history's own change function decides).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pipeline.canonical import section_of
+from pipeline.dedupe import normalise_number
+from pipeline.lineage import change_of
+from pipeline.numbering import number_key
+from pipeline.trace import Dataset, TraceError, word_diff
+
+ORDER = ("added", "removed", "moved", "edited", "moved+edited", "split", "merged")
+
+
+def _source(data: Dataset, name: str) -> str:
+    """A source id, or a date meaning the release in effect on it."""
+    if name in data.sources:
+        return name
+    if len(name) == 10 and name[4] == "-" and name[7] == "-":
+        return data.release_on(name)
+    raise TraceError(f"no source {name!r} in the published dataset (give a source id or a YYYY-MM-DD date)")
+
+
+def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
+    """The changes from source ``old`` to source ``new`` (ids or dates)."""
+    data = Dataset.load(out)
+    old, new = _source(data, old), _source(data, new)
+    date_new = data.sources[new]["effective_date"]
+    date_old = data.sources[old]["effective_date"]
+    changes: list[dict[str, Any]] = []
+    for lid, rows in data.history.items():
+        here = {r["source_id"]: r for r in rows if r["number_as_written"]}
+        a, b = here.get(old), here.get(new)
+        line = data.lineages[lid]
+        if a and b:
+            change = change_of(a["number_as_written"], a["text"], b["number_as_written"], b["text"])
+            if change == "unchanged":
+                continue
+        elif b:
+            parent = data.lineages.get(line["split_from"], {})
+            first = data.sources.get(line["first_source"], {}).get("effective_date", "")
+            change = "split" if parent and (not date_old or first > date_old) else "added"
+            a = _row_in(data, parent.get("lineage_id", ""), old) if change == "split" else None
+        elif a and line["ended"] and date_new and date_old < _date(data, line["ended_in"]) <= date_new:
+            change = line["ended"]
+            b = _row_in(data, line["merged_into"], new) if change == "merged" else None
+        else:
+            continue
+        old_number = normalise_number(a["number_as_written"]) if a else ""
+        new_number = normalise_number(b["number_as_written"]) if b else ""
+        if section and section not in (section_of(old_number), section_of(new_number)):
+            continue
+        changes.append({
+            "change": change, "old_number": old_number, "new_number": new_number, "lineage_id": lid,
+            "section": section_of(new_number or old_number),
+            "diff": word_diff(a["text"], b["text"]) if a and b and change != "moved" else "",
+            "text": (b or a or {}).get("text", ""),
+        })
+    changes.sort(key=lambda c: (number_key(c["section"]), number_key(c["new_number"] or c["old_number"])))
+    return {"old": old, "new": new, "changes": changes, "summary": dict(Counter(c["change"] for c in changes))}
+
+
+def _date(data: Dataset, sid: str) -> str:
+    return data.sources.get(sid, {}).get("effective_date", "")
+
+
+def _row_in(data: Dataset, lid: str, sid: str) -> dict[str, str] | None:
+    return next((r for r in data.history.get(lid, []) if r["source_id"] == sid and r["number_as_written"]), None)
+
+
+def describe(result: dict[str, Any]) -> Iterator[str]:
+    """The diff as text: a summary line, then the changes grouped by section."""
+    summary = result["summary"]
+    counts = ", ".join(f"{summary[k]} {k}" for k in ORDER if k in summary) or "no changes"
+    yield f"{result['old']} -> {result['new']}: {counts}"
+    by_section: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for c in result["changes"]:
+        by_section[c["section"]].append(c)
+    for sec, items in by_section.items():
+        yield ""
+        yield f"## {sec}"
+        for c in items:
+            numbers = " -> ".join(n for n in (c["old_number"], c["new_number"]) if n)
+            yield f"{c['change']:<13} {numbers}"
+            if c["diff"]:
+                yield f"    {c['diff']}"
+            elif c["change"] in ("added", "removed"):
+                yield f"    {c['text']}"
