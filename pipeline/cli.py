@@ -22,14 +22,16 @@ import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 import click
 
+from pipeline import __version__
 from pipeline.clean import word_counts
+from pipeline.database import SearchError
 from pipeline.database import search as search_db
 from pipeline.diff import describe as describe_diff
 from pipeline.diff import diff
@@ -86,6 +88,7 @@ class _Main(click.Group):
 
 
 @click.group(cls=_Main, help=__doc__)
+@click.version_option(__version__, "--version", prog_name="rules-pipeline", message="%(prog)s %(version)s")
 def main() -> None:
     pass
 
@@ -136,6 +139,10 @@ def _damaged(path: Path, exc: BaseException) -> click.ClickException:
     return click.ClickException(
         f"{path} is damaged or unreadable ({reason}): run `python -m pipeline ingest --full` to rebuild it"
     )
+
+
+def _echo_json(doc: object) -> None:
+    click.echo(json.dumps(doc, ensure_ascii=False, indent=1))
 
 
 class _Bar:
@@ -328,16 +335,31 @@ def diff_command(old: str, new: str, section: str, out: Path, as_json: bool) -> 
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
               show_default=True, help="Folder of a published run.")
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
-def search_command(query: str, out: Path, limit: int) -> None:
-    """Full-text search of rules (by current number), glossary and Q&A."""
+@click.option("--release", metavar="ID", default=None,
+              help="Search only this source (a source_id), numbered as it numbered them.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON list of the hits.")
+def search_command(query: str, out: Path, limit: int, release: str | None, as_json: bool) -> None:
+    """Full-text search of rules, glossary and Q&A: the current rules (the
+    reference's) first, then older wordings. A word ending in * is a prefix
+    (umbr*); accents are optional."""
     path = out / "rules.sqlite"
     _published(path)
     try:
-        hits = search_db(path, query, limit)
+        hits = search_db(path, query, limit, release)
+    except SearchError as exc:
+        raise click.ClickException(str(exc)) from exc
     except (sqlite3.Error, OSError) as exc:
         raise _damaged(path, exc) from None
+    if as_json:
+        _echo_json([asdict(hit) for hit in hits])
+        return
     if not hits:
-        click.echo(f"no match for {query!r}")
+        hint = "" if "*" in query else " (a word ending in * matches as a prefix: umbr*)"
+        click.echo(f"no match for {query!r}{hint}")
     for hit in hits:
-        label = {"rule": hit.number, "glossary": f"glossary: {hit.title}", "qa": f"Q&A ({hit.number or '-'})"}
-        click.echo(f"{label[hit.kind]:<14} {hit.snippet}" + (f"  [{hit.source_id}]" if hit.kind != "rule" else ""))
+        number = hit.number or hit.number_as_written
+        if hit.kind == "rule" and hit.number_as_written != hit.number:
+            number = f"{hit.number_as_written} → {hit.number or '?'}"  # its number then, and now (? unmapped)
+        label = {"rule": number, "glossary": f"glossary: {hit.title}", "qa": f"Q&A ({hit.number or '-'})"}
+        where = "" if hit.current and hit.kind == "rule" and not release else f"  [{hit.source_id}]"
+        click.echo(f"{label[hit.kind]:<14} {hit.snippet}{where}")

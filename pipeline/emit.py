@@ -271,7 +271,7 @@ def write(corpus: Corpus, out: Path) -> dict[str, int]:
     out.mkdir(parents=True, exist_ok=True)
     rows = tables(corpus)
     data = {name: as_tuples(name, table) for name, table in rows.items()}
-    wait = database.build_aside(data, out / "rules.sqlite")
+    wait = database.build_aside(data, out / "rules.sqlite", corpus.reference)
     try:
         counts = {f"{name}.csv": write_csv(out / f"{name}.csv", COLUMNS[name], data[name]) for name in data}
         doc = rules_json(corpus, rows)

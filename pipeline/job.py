@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline import __version__, emit, package, publish
+from pipeline import __version__, emit, package, parquet, publish
 from pipeline.cache import SourceCache, code_version
 from pipeline.lineage import change_of
 from pipeline.run import Corpus, Progress, Settings, build, discover
@@ -155,6 +155,7 @@ def run_job(
         try:
             with corpus.clock("emit"):
                 counts = emit.write(corpus, staging)
+                counts.update(parquet.write(staging))
                 hashes = package.write(staging)
             (staging / CHANGES).write_text(changes(out, staging, corpus), encoding="utf-8")
             why = shrinkage(previous, corpus, counts.get("rules.csv", 0))
@@ -197,13 +198,14 @@ def _report(
     rules = [el for el in els if el.kind == "rule"]
     bad = [s for s in corpus.sources if s.status != "ok"]
     outputs = []
-    for path in sorted(staging.iterdir()):
-        if path.name in (RUN_JSON,) or not path.is_file():
+    for path in sorted(staging.rglob("*")):
+        name = path.relative_to(staging).as_posix()
+        if name in (RUN_JSON,) or not path.is_file():
             continue
         outputs.append({
-            "file": path.name, "bytes": path.stat().st_size,
-            "sha256": hashes.get(path.name) or package.sha256_of(path),
-            "rows": counts.get(path.name),
+            "file": name, "bytes": path.stat().st_size,
+            "sha256": hashes.get(name) or package.sha256_of(path),
+            "rows": counts.get(name),
         })
     return {
         "pipeline_version": __version__,

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import main
+from pipeline.tables import TABLES
 from tests.conftest import RAW
 
 
@@ -41,8 +42,9 @@ def test_ingest_reads_subfolders_and_writes_every_table(small_raw: Path, tmp_pat
     assert names >= {
         "elements.csv", "sources.csv", "sections.csv", "rules.csv", "renumber_map.csv", "qa.csv",
         "xrefs.csv", "glossary.csv", "rule_history.csv", "noise.csv", "rules.json", "rules.sqlite",
-        "datapackage.json", "rules.schema.json", "run.json", "changes.md",
+        "datapackage.json", "rules.schema.json", "run.json", "changes.md", "parquet",
     }
+    assert sorted(p.name for p in (out / "parquet").iterdir()) == sorted(f"{t.name}.parquet" for t in TABLES)
     sources = pd.read_csv(out / "sources.csv", dtype=str, keep_default_na=False)
     assert sources.path.tolist() == ["002_92f1751b72fc2fc6.txt", "faq/000_eb8496d4591d3274.txt"]
     qa = pd.read_csv(out / "qa.csv")
