@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: ingest test lint bench lineage-report vocabulary clean
+.PHONY: ingest site test lint bench lineage-report vocabulary clean browser
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,20 @@ $(STAMP): requirements.txt pyproject.toml
 ingest: $(STAMP)
 	$(PY) -m pipeline ingest --raw raw --out out
 
-test: $(STAMP)
+site: $(STAMP)
+	$(PY) -m pipeline site --out out --dest site
+
+# The site's tests drive Debian's Chromium (never a browser Playwright downloads):
+# installed here when missing, as root (CI runs as root); otherwise those tests skip.
+CHROMIUM := /usr/bin/chromium
+browser:
+	@test -x $(CHROMIUM) || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing chromium for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "$(CHROMIUM) missing and not root: the browser tests will skip"; fi; }
+
+test: $(STAMP) browser
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
@@ -37,4 +50,5 @@ vocabulary: $(STAMP)
 # staging leftovers, .cache/, bench results, tool caches and the virtualenv.
 clean:
 	$(PYTHON) -B -m pipeline.tidy out
+	if [ -f site/.rules-site ]; then rm -rf site; fi
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis rules_pipeline.egg-info

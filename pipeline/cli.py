@@ -39,6 +39,8 @@ from pipeline.job import Shrinking, run_job
 from pipeline.package import InvalidOutput
 from pipeline.publish import Busy, ForeignOutput, Overlap, check_folders
 from pipeline.run import Settings, build
+from pipeline.site import build_site
+from pipeline.sitedata import SiteError
 from pipeline.trace import TraceError, describe_resolved, resolve, resolve_text, trace, trace_json
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
@@ -363,3 +365,26 @@ def search_command(query: str, out: Path, limit: int, release: str | None, as_js
         label = {"rule": number, "glossary": f"glossary: {hit.title}", "qa": f"Q&A ({hit.number or '-'})"}
         where = "" if hit.current and hit.kind == "rule" and not release else f"  [{hit.source_id}]"
         click.echo(f"{label[hit.kind]:<14} {hit.snippet}{where}")
+
+
+@main.command("site")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
+              show_default=True, help="Folder of a published run (read only).")
+@click.option("--dest", type=click.Path(path_type=Path, file_okay=False), default=Path("site"),
+              show_default=True, help="Folder the site is written to (replaced whole; only a site this "
+              "command wrote is ever replaced).")
+def site_command(out: Path, dest: Path) -> None:
+    """Write a static, offline, hyperlinked site of the published dataset in OUT to DEST:
+    a page per release and per copy, a page per rule lineage, change pages, search,
+    a comparison of any two releases and the run report (run.html)."""
+    try:
+        result = build_site(out, dest)
+    except (SiteError, OSError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(
+        f"wrote {dest}: {result.pages} pages ({result.releases} releases, {result.dumps} other copies, "
+        f"{result.lineages} lineages, {result.change_pages} change pages), {result.bytes / 1e6:.1f} MB "
+        f"in {result.seconds:.1f} s; open {dest / 'index.html'}"
+    )
+    if result.unresolved_xrefs:
+        click.echo(f"{result.unresolved_xrefs} cross-references name a rule that exists nowhere; shown unlinked")
