@@ -8,15 +8,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_NUMBER = r"\d{3}(?:\.\d{1,3}[a-z]{0,2})?"
-_REF = rf"{_NUMBER}(?:\s?[-–—]\s?(?:{_NUMBER}|[a-z]{{1,2}}\b))?"
+from pipeline.numbers import RULE_NUMBER, parts
+
+_REF = rf"{RULE_NUMBER}(?:\s?[-–—]\s?(?:{RULE_NUMBER}|[a-z]{{1,2}}\b))?"
 _LIST = re.compile(
     rf"\b(?:rules?|sections?)\s+({_REF}(?:(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or|through)\s+){_REF})*)",
     re.I,
 )
-_LETTERED = re.compile(r"(\d{3}\.\d{1,3})([a-z])")
-_PLAIN = re.compile(r"(\d{3})\.(\d{1,3})")
-_ONE = re.compile(rf"({_NUMBER})(?:\s?[-–—]\s?({_NUMBER}|[a-z]{{1,2}}\b))?")
+_ONE = re.compile(rf"({RULE_NUMBER})(?:\s?[-–—]\s?({RULE_NUMBER}|[a-z]{{1,2}}\b))?")
 
 
 def expand(start: str, end: str | None) -> list[str]:
@@ -31,15 +30,15 @@ def expand(start: str, end: str | None) -> list[str]:
     """
     if not end:
         return [start]
-    lettered = _LETTERED.fullmatch(start)
-    if lettered:
-        stem, first = lettered.groups()
+    first = parts(start)
+    if first and first[1] and len(first[2]) == 1:
+        stem, letter = f"{first[0]}.{first[1]}", first[2]
         last = end if end.isalpha() else end.removeprefix(stem) if end.startswith(stem) else ""
-        if len(last) == 1 and first <= last:
-            return [stem + chr(c) for c in range(ord(first), ord(last) + 1)]
-    a, b = _PLAIN.fullmatch(start), _PLAIN.fullmatch(end)
-    if a and b and a.group(1) == b.group(1) and 0 <= int(b.group(2)) - int(a.group(2)) < 50:
-        return [f"{a.group(1)}.{i}" for i in range(int(a.group(2)), int(b.group(2)) + 1)]
+        if len(last) == 1 and letter <= last:
+            return [stem + chr(c) for c in range(ord(letter), ord(last) + 1)]
+    a, b = parts(start), parts(end)
+    if a and b and a[1] and b[1] and not a[2] and not b[2] and a[0] == b[0] and 0 <= int(b[1]) - int(a[1]) < 50:
+        return [f"{a[0]}.{i}" for i in range(int(a[1]), int(b[1]) + 1)]
     return [start] if end.isalpha() else [start, end]
 
 
