@@ -55,6 +55,8 @@ _CONTENTS = ("contents", "table of contents")
 _NUMBERED = ("CHAPTER", "SECTION", "RULE", "DOTTED")
 _HEADED = ("CHAPTER", "SECTION", "DOTTED")
 _CONTINUED = {"rule", "example", "qa", "prose", "glossary"}
+# Lines that are never the rest of a sentence broken by a hard wrap.
+_NEVER_WRAPPED = ("BANNER", "VIM_FILLER", "DOTTED", "EXAMPLE", "QUESTION", "ANSWER")
 # Lines that start an element of their own once the sentence before them has ended.
 _STARTS = ("CHAPTER", "SECTION", "RULE", "EXAMPLE", "QUESTION", "ANSWER", "HEADING")
 
@@ -94,10 +96,11 @@ class Wrap:
     width: int = 0
     trailing: bool = False
 
-    def breaks(self, previous: str, following: Line) -> bool:
-        """Whether ``following`` continues the sentence ``previous`` was broken in."""
-        if not self.width:
+    def breaks(self, before: Line | None, following: Line) -> bool:
+        """Whether ``following`` continues the sentence the line ``before`` it was broken in."""
+        if not self.width or before is None or following.kind in _NEVER_WRAPPED or before.kind in _NEVER_WRAPPED:
             return False
+        previous = before.text
         ends = _ENDS_SENTENCE.search(previous) is not None
         if self.trailing:
             # A sentence ends and a numbered rule, an example or a question starts.
@@ -202,10 +205,10 @@ class _State:
     rule: int = 0
     qa: int = 0
     enclosing: tuple[int, int] = (0, 0)  # section and outer before the latest section
+    numbers: dict[int, str] = field(default_factory=dict)  # section line -> its number
     out: list[Element] = field(default_factory=list)
 
-    def last_line(self) -> str:
-        return self.out[-1].text_raw.rsplit("\n", 1)[-1] if self.out else ""
+    previous: Line | None = None  # the line before the one being read
 
 
 def assemble(source_id: str, lines: Sequence[Line]) -> list[Element]:
@@ -221,6 +224,7 @@ def assemble(source_id: str, lines: Sequence[Line]) -> list[Element]:
             _glossary(state, line)
         else:
             _line(state, line)
+        state.previous = line
     return state.out
 
 
@@ -228,7 +232,7 @@ def _front(st: _State, line: Line, opens: bool) -> None:
     """Front matter, contents and credits: a line each, wrapped lines joined."""
     last = st.out[-1] if st.out else None
     if (not opens and last is not None and last.kind == "front_matter" and last.region == st.region
-            and st.layout.wrap.breaks(st.last_line(), line)):
+            and st.layout.wrap.breaks(st.previous, line)):
         _extend(st, line)
     else:
         _block(st, [line], "front_matter")
@@ -262,7 +266,7 @@ def is_term(line: Line) -> bool:
 def _glossary(st: _State, line: Line) -> None:
     last = st.out[-1] if st.out else None
     entry = last if last is not None and last.kind == "glossary" else None
-    wrapped = st.layout.wrap.breaks(st.last_line(), line)
+    wrapped = st.layout.wrap.breaks(st.previous, line)
     # A term needs a complete entry before it: a term's first line of text may
     # itself look like a heading ("Tap" / "To turn a permanent sideways"), and
     # an entry that ends "... to date are:" goes on with its list.
@@ -293,13 +297,13 @@ def _extend(st: _State, line: Line) -> None:
 def _line(st: _State, line: Line) -> None:
     last = st.out[-1] if st.out else None
     if (last is not None and last.kind == "section" and last.number_as_written
-            and st.layout.wrap.breaks(st.last_line(), line)):
+            and st.layout.wrap.breaks(st.previous, line)):
         # A wrapped rule whose first line looked like a section title
         # ("100.1. These Magic rules assume a game between two players. Optional rules").
         _demote_section(st)
         last = st.out[-1]
     if last is not None and last.kind in _CONTINUED and (
-        st.layout.wrap.breaks(st.last_line(), line)
+        st.layout.wrap.breaks(st.previous, line)
         or (line.kind in ("TEXT", "HEADING") and last.kind != "qa"
             and (line.text.startswith("   ") or st.layout.is_cr))
     ):
@@ -343,6 +347,7 @@ def _section(st: _State, line: Line) -> None:
     st.enclosing = (st.section, st.outer)
     el = _emit(st, line, "section", numbers.SECTION_AT_START, st.section if outer else st.outer)
     st.section, st.rule, st.qa = el.line_start, 0, 0
+    st.numbers[el.line_start] = numbers.normalise(el.number_as_written)
     if outer:
         st.outer = el.line_start
 
@@ -352,14 +357,28 @@ def _demote_section(st: _State) -> None:
     el = st.out[-1]
     st.section, st.outer = st.enclosing
     number, body, repaired = split_number(numbers.RULE_AT_START, el.text_raw)
-    st.out[-1] = evolve(el, kind="rule", number_as_written=number, body=body, parent_line=st.section,
+    parent = _rule_parent(st, Line("RULE", el.line_start, el.text_raw))
+    st.out[-1] = evolve(el, kind="rule", number_as_written=number, body=body, parent_line=parent,
                         flags=("number_repaired",) if repaired else ())
     st.rule, st.qa = el.line_start, 0
 
 
 def _rule(st: _State, line: Line) -> None:
-    el = _emit(st, line, "rule", numbers.RULE_AT_START, st.section)
+    el = _emit(st, line, "rule", numbers.RULE_AT_START, _rule_parent(st, line))
     st.rule, st.qa = el.line_start, 0
+
+
+def _rule_parent(st: _State, line: Line) -> int:
+    """The section a rule belongs to: the latest one, unless that is a titled
+    subsection ("606.6. Timing of Team Turns") and the rule is a sibling of it
+    ("606.7."), which belongs to the three-digit section around both."""
+    number = numbers.normalise(split_number(numbers.RULE_AT_START, line.text)[0])
+    if not st.section or st.outer == st.section or not number:
+        return st.section
+    section, outer = st.numbers.get(st.section, ""), st.numbers.get(st.outer, "")
+    if numbers.section_of(number) != section and number.partition(".")[0] == outer:
+        return st.outer
+    return st.section
 
 
 def _example(st: _State, line: Line) -> None:

@@ -46,6 +46,10 @@ IN_TEXT = re.compile(rf"(?<![\w.]){RULE_NUMBER}(?![\w])")
 # A section number inside running text ("See rule 702.42, “Entwine.”").
 SECTION_IN_TEXT = re.compile(rf"(?<![\w.])({SECTION_NUMBER})(?![\w])")
 
+# A canonical number, as the reference writes it (``normalise``): the pattern
+# rules.schema.json checks rules.json against.
+CANONICAL = rf"^(?:{CHAPTER_NUMBER}|{RULE_NUMBER.replace('[ ]?', '')})$"
+
 # The parts of a number as written: digits, subrule digits, letters.
 _PARTS = re.compile(r"(\d{3})(?:\.[ ]?(\d{0,3})([a-z]{0,2}))?\.?")
 

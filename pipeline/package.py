@@ -17,7 +17,7 @@ from typing import Any
 import fastjsonschema
 from jsonschema import Draft202012Validator
 
-from pipeline import __version__
+from pipeline import __version__, numbers
 from pipeline.tables import TABLES
 
 SCHEMA_NAME = "rules.schema.json"
@@ -31,6 +31,8 @@ class InvalidOutput(ValueError):
 def rules_schema() -> dict[str, Any]:
     text = resources.files("pipeline").joinpath(f"data/{SCHEMA_NAME}").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
+    # Numbers have one definition, the grammar's (pipeline.numbers).
+    schema["$defs"]["number"]["pattern"] = numbers.CANONICAL
     Draft202012Validator.check_schema(schema)
     return schema
 
