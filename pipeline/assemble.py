@@ -206,6 +206,7 @@ class _State:
     qa: int = 0
     enclosing: tuple[int, int] = (0, 0)  # section and outer before the latest section
     numbers: dict[int, str] = field(default_factory=dict)  # section line -> its number
+    rule_parents: dict[str, int] = field(default_factory=dict)  # rule number -> its section's line
     out: list[Element] = field(default_factory=list)
 
     previous: Line | None = None  # the line before the one being read
@@ -366,19 +367,27 @@ def _demote_section(st: _State) -> None:
 def _rule(st: _State, line: Line) -> None:
     el = _emit(st, line, "rule", numbers.RULE_AT_START, _rule_parent(st, line))
     st.rule, st.qa = el.line_start, 0
+    st.rule_parents[numbers.normalise(el.number_as_written)] = el.parent_line
 
 
 def _rule_parent(st: _State, line: Line) -> int:
-    """The section a rule belongs to: the latest one, unless that is a titled
-    subsection ("606.6. Timing of Team Turns") and the rule is a sibling of it
-    ("606.7."), which belongs to the three-digit section around both."""
+    """The section a rule belongs to: the latest one, unless the rule's number
+    says otherwise. A sibling of a titled subsection ("606.7." after "606.6.
+    Timing of Team Turns"), and its subrules, belong to the three-digit section
+    around both; a rule of a subsection whose heading is missing ("502.39b"
+    after "502.34. Imprint", in a scraped excerpt) to none that is known."""
     number = numbers.normalise(split_number(numbers.RULE_AT_START, line.text)[0])
-    if not st.section or st.outer == st.section or not number:
+    section = st.numbers.get(st.section, "")
+    if not section or not number:
         return st.section
-    section, outer = st.numbers.get(st.section, ""), st.numbers.get(st.outer, "")
-    if numbers.section_of(number) != section and number.partition(".")[0] == outer:
+    head, own = number.partition(".")[0], numbers.section_of(number)
+    if own == section or ("." not in section and head == section):
+        return st.section
+    if own in st.rule_parents:
+        return st.rule_parents[own]
+    if own == st.numbers.get(st.outer, ""):
         return st.outer
-    return st.section
+    return 0 if "." in own and head == section.partition(".")[0] else st.section
 
 
 def _example(st: _State, line: Line) -> None:

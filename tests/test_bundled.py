@@ -104,7 +104,7 @@ def test_seed_cleanup(table) -> None:  # type: ignore[no-untyped-def]
     assert 'protection and say "this effect doesn’t remove" either' in texts
     assert "atypecyclingability" not in texts and 'say"' not in texts
     flagged = seed[seed.text.str.contains('say "this effect', regex=False)]
-    assert list(flagged.flags) == ["quote_spaced"]
+    assert list(flagged["flags"]) == ["quote_spaced"]
 
 
 EXPECTED_DATES = {
