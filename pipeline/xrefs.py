@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from pipeline.numbers import RULE_NUMBER, parts
+from pipeline.numbers import RULE_NUMBER, normalise, parts
 
 _REF = rf"{RULE_NUMBER}(?:\s?[-–—]\s?(?:{RULE_NUMBER}|[a-z]{{1,2}}\b))?"
 _LIST = re.compile(
@@ -27,9 +27,13 @@ def expand(start: str, end: str | None) -> list[str]:
     ['510.1c', '510.1d']
     >>> expand("702.110", "702.112")
     ['702.110', '702.111', '702.112']
+    >>> expand("702. 37a", None)
+    ['702.37a']
     """
+    start = normalise(start)
     if not end:
         return [start]
+    end = normalise(end)
     first = parts(start)
     if first and first[1] and len(first[2]) == 1:
         stem, letter = f"{first[0]}.{first[1]}", first[2]
