@@ -1,7 +1,7 @@
 """The command line: a thin click shell over the library.
 
-Exit codes: 0 every source ingested, 3 finished with quarantined sources,
-1 failed (nothing published), 2 usage error (also: --out and --raw overlap),
+Exit codes: 0 every source ingested, 3 finished with quarantined or suspect
+sources (a self-check failed), 1 failed (nothing published), 2 usage error (also: --out and --raw overlap),
 65 refused: the run would publish far less than the published dataset (no
 sources, or a large share of the sources or rules gone; --allow-shrink
 publishes anyway), 73 refused: --out is not empty and not the pipeline's own
@@ -46,11 +46,12 @@ from pipeline.trace import TraceError, describe_resolved, resolve, resolve_text,
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
 EXIT_SHRINK, EXIT_NOT_OURS, EXIT_INTERRUPTED, EXIT_TERMINATED = 65, 73, 130, 143
 
-EXIT_CODES = """Exit codes: 0 all sources ingested; 3 finished, some sources quarantined (see
-sources.csv); 1 failed, nothing published; 2 usage error; 75 another run is
-writing the same output folder (try again later); 65 refused, the dataset would
-shrink far below the published one (--allow-shrink); 73 refused, --out holds
-files the pipeline did not write; 130 interrupted. Only 0 and 3 publish."""
+EXIT_CODES = """Exit codes: 0 all sources ingested; 3 finished, some sources quarantined or
+suspect (a self-check failed; see sources.csv); 1 failed, nothing published;
+2 usage error; 75 another run is writing the same output folder (try again
+later); 65 refused, the dataset would shrink far below the published one
+(--allow-shrink); 73 refused, --out holds files the pipeline did not write;
+130 interrupted. Only 0 and 3 publish."""
 
 
 class _Terminated(KeyboardInterrupt):
@@ -219,22 +220,23 @@ def ingest(
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         click.echo(f"Error: nothing published, {out} is unchanged: {where}: {reason}", err=True)
         raise SystemExit(EXIT_FAILED) from None
-    for problem in result.quarantined:
-        click.echo(f"quarantined: {problem}", err=True)
+    for problem in result.problems:
+        click.echo(problem, err=True)
     report = result.report
     stages = report["stages"]
     if not quiet:
         verb = "unchanged" if result.status == "unchanged" else "published"
         click.echo(
             f"{verb} {out}: {stages['sources']} sources ({stages['sources_parsed']} parsed, "
-            f"{stages['sources_quarantined']} quarantined), reference {report['reference'] or '-'}"
+            f"{stages['sources_quarantined']} quarantined, {stages.get('sources_suspect', 0)} suspect), "
+            f"reference {report['reference'] or '-'}"
         )
     if verbose:
         for key, value in stages.items():
             click.echo(f"  {key}: {value}")
         for item in report["outputs"]:
             click.echo(f"  {item['file']}: {item['rows'] if item['rows'] is not None else '-'} rows")
-    raise SystemExit(EXIT_QUARANTINED if result.quarantined else EXIT_OK)
+    raise SystemExit(EXIT_QUARANTINED if result.problems else EXIT_OK)
 
 
 @main.command()

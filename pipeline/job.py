@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline import __version__, emit, package, parquet, publish
+from pipeline import __version__, checks, emit, package, parquet, publish
 from pipeline.cache import SourceCache, code_version
 from pipeline.lineage import change_of
 from pipeline.run import Corpus, Progress, Settings, build, discover
@@ -40,13 +40,20 @@ class Shrinking(RuntimeError):
     """The run would publish far less than the published run; nothing was published."""
 
 
+# run.json "status": every source ok; some suspect (read, a self-check failed);
+# some quarantined (not read). Either of the last two exits 3.
+RUN_STATUSES = ("ok", "suspect", "quarantined")
+
+
 @dataclass(frozen=True, slots=True)
 class JobResult:
-    """What a run did: its status, the run.json document, and the quarantined sources."""
+    """What a run did: its status, the run.json document, and its problems, one
+    line each (``quarantined: ...`` for a source not read, ``suspect: ...`` for
+    each failed self-check)."""
 
     status: str  # "published", "unchanged"
     report: dict[str, Any]
-    quarantined: list[str]
+    problems: list[str]
     corpus: Corpus | None = None  # what was built (None when the run was unchanged)
 
 
@@ -136,7 +143,7 @@ def run_job(
         publish.check_owned(out)
         print_ = fingerprint(raw, settings)
         previous = _previous_report(out)
-        if (not full and previous.get("fingerprint") == print_ and previous.get("status") in ("ok", "quarantined")
+        if (not full and previous.get("fingerprint") == print_ and previous.get("status") in RUN_STATUSES
                 and _outputs_intact(out, previous)):
             report = dict(previous)
             report.update(
@@ -147,8 +154,7 @@ def run_job(
             _replace_file(out / CHANGES, "# Changes\n\nNo changes since the previous run: the inputs and the "
                                          "pipeline are the same.\n")
             _replace_file(out / publish.MARKER, publish.marker_text(publish.owned_names(out) or ()))
-            quarantined = [i["error"] for i in report.get("inputs", []) if i.get("status") != "ok"]
-            return JobResult("unchanged", report, quarantined)
+            return JobResult("unchanged", report, list(report.get("problems", [])))
         cache = None if cache_dir is None else SourceCache(cache_dir, reuse=not full)
         corpus = build(raw, settings, progress, cache)
         staging = publish.staging_dir(out)
@@ -171,8 +177,7 @@ def run_job(
         if cache is not None:
             cache.prune({cache.key(s.sha256, s.path, s.source_id, settings.limits())
                          for s in corpus.sources if s.sha256})
-    quarantined = [s.error for s in corpus.sources if s.status != "ok"]
-    return JobResult("published", report, quarantined, corpus)
+    return JobResult("published", report, report["problems"], corpus)
 
 
 def _now() -> str:
@@ -196,7 +201,8 @@ def _report(
     kinds = Counter(el.kind for el in els)
     noise = Counter(el.noise_kind for el in els if el.kind == "noise")
     rules = [el for el in els if el.kind == "rule"]
-    bad = [s for s in corpus.sources if s.status != "ok"]
+    quarantined = [s for s in corpus.sources if s.status == "quarantined"]
+    suspect = [s for s in corpus.sources if s.status == "suspect"]
     outputs = []
     for path in sorted(staging.rglob("*")):
         name = path.relative_to(staging).as_posix()
@@ -212,21 +218,24 @@ def _report(
         "code_version": code_version(),
         "fingerprint": print_,
         "run": "full",
-        "status": "quarantined" if bad else "ok",
-        "exit_code": 3 if bad else 0,
+        "status": "quarantined" if quarantined else "suspect" if suspect else "ok",
+        "exit_code": 3 if quarantined or suspect else 0,
+        "problems": [line for s in corpus.sources for line in checks.problems(s)],
         "started_at": _now(),
         "duration_seconds": round(time.monotonic() - started, 3),
         "reference": corpus.reference,
         "inputs": [
             {"path": s.path, "source_id": s.source_id, "sha256": s.sha256, "bytes": s.bytes,
-             "status": s.status, "error": s.error}
+             "status": s.status, "error": s.error,
+             "checks": {c.name: {"passed": c.passed, "detail": c.detail} for c in s.checks}}
             for s in corpus.sources
         ],
         "stages": {
             "sources": len(corpus.sources),
             "sources_parsed": corpus.parsed,
             "sources_cached": len(corpus.sources) - corpus.parsed,
-            "sources_quarantined": len(bad),
+            "sources_quarantined": len(quarantined),
+            "sources_suspect": len(suspect),
             "lines_read": sum(s.lines for s in corpus.sources),
             "elements": len(els),
             "elements_by_kind": dict(sorted(kinds.items())),

@@ -38,7 +38,7 @@ from functools import lru_cache
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from pipeline.align import folded
+from pipeline.align import SEE_RULE, folded
 from pipeline.canonical import section_of, title_key
 from pipeline.dedupe import normalise_number
 from pipeline.records import Element, Source
@@ -112,24 +112,15 @@ class Release:
             elif el.kind == "rule" and el.number_as_written:
                 rules.append(el)
             elif el.kind == "glossary" and el.term.endswith("(Obsolete)"):
-                target = _see_rule(el.text)
+                target = SEE_RULE.search(el.text)
                 if target:
-                    aliases[title_key(el.term.removesuffix("(Obsolete)"))] = target
+                    aliases[title_key(el.term.removesuffix("(Obsolete)"))] = normalise_number(target.group(1))
         numbers = [normalise_number(el.number_as_written) for el in rules]
         return cls(
             source_id, rules, numbers, [folded(el.text) for el in rules],
             [by_line.get(el.parent_line) or section_of(n) for el, n in zip(rules, numbers, strict=True)],
             sections, aliases,
         )
-
-
-def _see_rule(text: str) -> str:
-    """The section a glossary entry points at: "See rule 702.89, ..." -> ``702.89``."""
-    head, sep, tail = text.partition("See rule ")
-    if not sep:
-        return ""
-    number = tail.split(",")[0].split()[0].rstrip(".") if tail.split() else ""
-    return number if number[:3].isdigit() else ""
 
 
 @dataclass

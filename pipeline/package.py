@@ -18,7 +18,7 @@ from typing import Any
 import fastjsonschema
 from jsonschema import Draft202012Validator
 
-from pipeline import __version__, parquet
+from pipeline import __version__, numbers, parquet
 from pipeline.tables import TABLES, Table
 
 SCHEMA_NAME = "rules.schema.json"
@@ -32,6 +32,8 @@ class InvalidOutput(ValueError):
 def rules_schema() -> dict[str, Any]:
     text = resources.files("pipeline").joinpath(f"data/{SCHEMA_NAME}").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
+    # Numbers have one definition, the grammar's (pipeline.numbers).
+    schema["$defs"]["number"]["pattern"] = numbers.CANONICAL
     Draft202012Validator.check_schema(schema)
     return schema
 

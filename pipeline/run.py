@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pipeline import canonical, clean, dedupe, describe, noise, numbering
+from pipeline import canonical, checks, clean, dedupe, describe, noise, numbering
 from pipeline.assemble import assemble
 from pipeline.cache import SourceCache
 from pipeline.decode import DecodeError, decode, sniff_binary
@@ -193,11 +193,12 @@ def _ingest(
     decoded = decode(data)
     t1 = time.perf_counter()
     seconds["decode"] = t1 - t0
-    lines = decoded.text.split("\n")
-    for i, line in enumerate(lines, 1):
+    text_lines = decoded.text.split("\n")
+    for i, line in enumerate(text_lines, 1):
         if len(line) > settings.max_line_chars:
             raise Quarantine(f"line {i}: {len(line)} characters, over the limit of {settings.max_line_chars}")
-    elements = assemble(base.source_id, parse(decoded.text, base.path))
+    lines = parse(decoded.text, base.path)
+    elements = assemble(base.source_id, lines)
     seconds["parse"] = time.perf_counter() - t1
     if decoded.line_flags:
         elements = _flag_lines(elements, decoded.line_flags)
@@ -214,12 +215,12 @@ def _ingest(
         format=fmt,
         effective_date=date,
         era=describe.era(elements, date),
-        lines=len(lines) - (1 if lines and lines[-1] == "" else 0),
+        lines=len(text_lines) - (1 if text_lines and text_lines[-1] == "" else 0),
         flags=tuple(dict.fromkeys(
             (("empty",) if not elements else ()) + tuple(f for _, f in decoded.line_flags)
         )),
     )
-    return src, elements
+    return checks.judge(src, checks.source_checks(lines, elements)), elements
 
 
 def _read_all(
@@ -273,6 +274,22 @@ def flag_truncation(src: Source, elements: list[Element]) -> tuple[Source, list[
     return src, elements
 
 
+def release_checks(sources: list[Source], per_source: Sequence[list[Element]]) -> list[Source]:
+    """Each whole release's rule count against the others' (``checks.release_checks``)."""
+    releases = [
+        (src, sum(1 for el in els if el.kind == "rule"))
+        for src, els in zip(sources, per_source, strict=True)
+        if src.format == "cr_document" and src.status != "quarantined"
+    ]
+    found = checks.release_checks(releases)
+    out = []
+    for src in sources:
+        kept = tuple(c for c in src.checks if c.name != "rule_count")
+        extra = (found[src.source_id],) if src.source_id in found else ()
+        out.append(checks.judge(src, kept + extra) if src.status != "quarantined" else src)
+    return out
+
+
 def build(
     raw: Path, settings: Settings = Settings(), progress: Progress | None = None,
     cache: SourceCache | None = None,
@@ -302,6 +319,7 @@ def build(
                 counts[el.kind] += el.line_end - el.line_start + 1
             sources[i] = replace(sources[i], line_counts=dict(counts))
             cleaned.append(els)
+        sources = release_checks(sources, cleaned)
     with clock("align"):
         numbered = numbering.number(sources, cleaned, progress)
         sources = [replace(s, numbering_like=numbered.attached.get(s.source_id, "")) for s in sources]

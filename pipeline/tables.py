@@ -47,8 +47,9 @@ TABLES: tuple[Table, ...] = (
     Table("sources", (
         "source_id", "path", "sha256", "bytes", "encoding", "newline", "format", "effective_date", "era",
         "lines", "status", "error", "encoding_evidence", "numbering_like", "flags",
-        *[f"lines_{k}" for k in KINDS],
-    ), ("source_id",), description="One row per raw file: how it was read and whether it was ingested."),
+        *[f"lines_{k}" for k in KINDS], "checks",
+    ), ("source_id",), description="One row per raw file: how it was read, whether it was ingested "
+                                   "(ok, suspect, quarantined) and its self-checks."),
     Table("elements", ELEMENT_COLUMNS, ("element_id",), _ELEMENT_FKS,
           ("source_id", "kind", "canonical_number"),
           "The ledger: every element of every source; spans cover every non-blank line once."),

@@ -37,7 +37,7 @@ def test_ingest_reads_subfolders_and_writes_every_table(small_raw: Path, tmp_pat
     out = tmp_path / "out"
     result = CliRunner().invoke(main, ["ingest", "--raw", str(small_raw), "--out", str(out), "--jobs", "1"])
     assert result.exit_code == 0, result.output
-    assert "2 sources (2 parsed, 0 quarantined)" in result.output
+    assert "2 sources (2 parsed, 0 quarantined, 0 suspect)" in result.output
     names = {p.name for p in out.iterdir()}
     assert names >= {
         "elements.csv", "sources.csv", "sections.csv", "rules.csv", "renumber_map.csv", "qa.csv",
