@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pipeline import align, lineage
+from pipeline.align import folded
 from pipeline.canonical import Mapping, title_key
 from pipeline.dedupe import normalise_number
 from pipeline.lineage import Lineage, Lineages, change_of
@@ -64,6 +65,12 @@ def number(
     indexes: dict[str, align.RefIndex] = {}
     releases = [(sources[k], cleaned[k]) for k in chain]
     in_chain = set(chain)
+    worded: dict[str, set[str]] = defaultdict(set)
+    for k in chain:
+        for el in cleaned[k]:
+            lid = lines.of_element.get((sources[k].source_id, el.line_start)) if el.kind == "rule" else None
+            if lid:
+                worded[folded(el.text)].add(lid)
     for k, (src, els) in enumerate(zip(sources, cleaned, strict=True)):
         if progress:
             progress("align", k + 1, len(sources))
@@ -75,7 +82,7 @@ def number(
             attached[src.source_id] = target
             if target not in indexes:
                 indexes[target] = align.RefIndex.build(cleaned[sources.index(_by_id(sources, target))])
-            els, rows = _through(src, els, target, indexes[target], lines, newest)
+            els, rows = _through(src, els, target, indexes[target], lines, newest, worded)
         else:
             rows = [Mapping(src.source_id, el.number_as_written, el.text if el.kind == "section" else "", "",
                             "unmapped", 0.0, "no official release in the run")
@@ -166,9 +173,11 @@ def _row(el: Element, lid: str, current: str, lines: Lineages, release: str, sco
 
 
 def _through(src: Source, els: Sequence[Element], target: str, index: align.RefIndex, lines: Lineages,
-             newest: Newest) -> tuple[list[Element], list[Mapping]]:
+             newest: Newest, worded: dict[str, set[str]]) -> tuple[list[Element], list[Mapping]]:
     """A source that is not a chain release, aligned with ``target`` and mapped
-    through that release's lineages."""
+    through that release's lineages; a rule ``target`` lacks, worded exactly as
+    one lineage of another release (``worded``: folded wording -> lineages), is
+    that lineage's."""
     aligned, found = align.align(els, index, False)
     by_written = {(m.number_as_written, m.title if not m.number_as_written else ""): m for m in found}
     out, rows = [], []
@@ -176,9 +185,14 @@ def _through(src: Source, els: Sequence[Element], target: str, index: align.RefI
         there = el.canonical_number  # the number in the target release
         if el.kind == "rule":
             lid, current = lines.current(target, there) if there else ("", "")
+            m = by_written.get((el.number_as_written, ""))
+            if not lid and len(worded.get(folded(el.text), ())) == 1:
+                # A source of mixed eras: this wording is another release's, word for word.
+                (lid,) = worded[folded(el.text)]
+                current, there = lines.lineages[lid].canonical_number, lines.lineages[lid].last_number
+                m = Mapping(src.source_id, el.number_as_written, "", "", "text", 100.0)
             if lid:
                 lines.of_element[src.source_id, el.line_start] = lid
-            m = by_written.get((el.number_as_written, ""))
             if m is not None:
                 if there:
                     row = _row(el, lid, current, lines, target, m.score, "" if m.method == "same" else m.method,

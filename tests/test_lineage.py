@@ -99,7 +99,9 @@ def test_every_rule_of_every_release_has_one_lineage(table) -> None:  # type: ig
     sources = table("sources")
     releases = set(sources[(sources.format == "cr_document") & (sources.effective_date != "")].source_id)
     rmap = table("renumber_map")
-    rules = rmap[rmap.source_id.isin(releases) & (rmap.title == "")]
+    # Every rule a release contains (numbers it only cites have rows of their own, method xref or unmapped).
+    rules = rmap[rmap.source_id.isin(releases) & (rmap.title == "") & (rmap.method != "xref")
+                 & ~rmap.reason.str.contains("cross-reference")]
     assert (rules.lineage_id != "").all()
     history = table("rule_history")
     per_source = history[history.number_as_written != ""].groupby("source_id").lineage_id
@@ -210,7 +212,7 @@ def test_cli_trace_and_resolve(bundled) -> None:  # type: ignore[no-untyped-def]
     found = json.loads(result.output)
     assert found["current"] == "702.42a" and found["chain"][0] == {
         "source_id": "cr-2003-10-01", "effective_date": "2003-10-01", "number": "502.32a"}
-    result = runner.invoke(main, ["trace", "502.32a", "--out", out])  # 502.32 was Entwine, then other keywords
+    result = runner.invoke(main, ["trace", "502.14a", "--out", out])  # Snow-Covered's slot, then Vigilance's
     assert result.exit_code == 1 and "different rules over the years" in result.output
     result = runner.invoke(main, ["trace", "702.89", "--out", out])
     assert result.exit_code == 0 and "Totem Armor" in result.output and "Umbra Armor" in result.output
@@ -248,8 +250,6 @@ def test_diff_any_two_releases_matches_through_lineages(bundled) -> None:  # typ
     totem = [c for c in changes if c["old_number"] == "702.87a"]
     assert totem == [{**totem[0], "change": "moved", "new_number": "702.88a"}]
     assert not [c for c in changes if c["change"] in ("added", "removed") and c["section"] in ("702.88", "702.89")]
-    indestructible = [c for c in changes if c["new_number"] == "702.12a"]
-    assert indestructible and indestructible[0]["change"] == "added"
     text = CliRunner().invoke(main, ["diff", "cr-2013-05-01", "cr-2016-08-26", "--section", "702.88", "--out", out])
     assert text.exit_code == 0
     assert text.output.splitlines()[0].startswith("cr-2013-05-01 -> cr-2016-08-26: ")
