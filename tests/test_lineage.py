@@ -46,13 +46,11 @@ KNOWN_WRONG = {
     "C058": "701.27c instead of 701.27a: the 2016 transform rewrite",
     "C059": "723.7: the key has this rule merged",
 }
-# The first 1999 release is read as a legacy dump, not a whole document, until
-# issue 11 reads its structure from its content: some of its rules are not found.
 KNOWN_WRONG |= {
-    key: "cr-1999-04-23 is not read as a whole release yet: rule not found"
-    for key in ("A005", "A006", "A008", "A012")
+    "A008": "500.5: the key has the 1999 mana-burn rule merged into 500.5 in 2026-01 (500.4 kept its number)",
+    "A010": "702.19f: the key has trample's 'maximize damage' rule merged in 2009",
+    "A012": "602.5a instead of 302.6: the 1999 tapping-cost rule moved to the creature rules in 2003",
 }
-KNOWN_WRONG["A010"] = "702.19f: cr-1999-04-23 is attached as a dump; the key has trample's rule merged in 2009"
 
 
 @pytest.fixture(scope="module")
