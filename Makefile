@@ -46,5 +46,9 @@ lineage-report: $(STAMP)
 vocabulary: $(STAMP)
 	$(PY) -m pipeline vocabulary raw > pipeline/data/vocabulary.txt
 
+# Everything generated: out/ (only what the pipeline wrote in it), its lock and
+# staging leftovers, .cache/, bench results, tool caches and the virtualenv.
 clean:
-	rm -rf $(VENV) out site
+	$(PYTHON) -B -m pipeline.tidy out
+	if [ -f site/.rules-site ]; then rm -rf site; fi
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis rules_pipeline.egg-info

@@ -1,5 +1,11 @@
-"""``python -m pipeline``."""
+"""``python -m pipeline``; Ctrl-C even while the modules load exits 130 without a traceback."""
 
-from pipeline.cli import main
+import sys
 
-main()
+try:
+    from pipeline.cli import main
+
+    main()
+except KeyboardInterrupt:
+    sys.stderr.write("Error: interrupted\n")
+    sys.exit(130)

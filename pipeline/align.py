@@ -20,6 +20,7 @@ from functools import lru_cache
 import numpy as np
 from rapidfuzz import fuzz, process
 
+from pipeline import numbers
 from pipeline.canonical import Mapping, section_of, title_key
 from pipeline.dedupe import normalise_number
 from pipeline.records import Element, evolve
@@ -35,9 +36,9 @@ MIN_LOOSE_SCORE = 75.0
 MIN_VOTE_SCORE = 80.0
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "_": ""})
-_NUMBERS = re.compile(r"\b\d{3}(?:\.\d{1,3}[a-z]{0,2})?\b")
+_NUMBERS = numbers.IN_TEXT
 _DASH = re.compile(r"(?<=#) ?- ?")
-_SEE_RULE = re.compile(r"See rule (\d{3}\.\d+)")
+SEE_RULE = re.compile(rf"See rule ({numbers.SECTION_NUMBER})")
 
 
 def match_text(text: str) -> str:
@@ -118,7 +119,7 @@ class RefIndex:
             elif el.kind == "glossary":
                 glossary[title_key(el.term)] = el.text
                 if el.term.endswith("(Obsolete)"):
-                    m = _SEE_RULE.search(el.text)
+                    m = SEE_RULE.search(el.text)
                     if m:
                         aliases[title_key(el.term.removesuffix("(Obsolete)"))] = m.group(1)
         return cls(sections, dict(by_title), aliases, glossary, dict(by_hash), numbers, texts, chapters)

@@ -1,10 +1,20 @@
-"""Paragraphs of typed lines to elements: where a line stands decides what it is.
+"""Typed lines to elements: a document's structure, recognised from its content.
 
 A whole Comprehensive Rules document has regions: front matter (title, date,
 introduction), the table of contents, the numbered body, the glossary and the
-credits. "Glossary" and "Credits" appear in the contents and again in the body;
-the contents end where a chapter or section title seen in them comes again.
-Dumps without a title or contents are all body.
+credits. ``layout`` finds them from what the lines say, never from blank lines
+or line positions (real copies lose and gain blank lines):
+
+- a whole document names itself: a title ("Comprehensive Rules") or an
+  effective-date statement before its first numbered line;
+- its contents are a "Contents" heading, or a run of short numbered headings,
+  whose entries come again in the body: the body starts at the first numbered
+  line that repeats an entry, or at the first numbered subrule;
+- "Glossary", "Index" and "Credits" stand in the contents and again, alone on
+  their line, after the numbered rules, where they open the back matter.
+
+Dumps without a title or date are all body. In the glossary a term is a short
+unindented heading line after a complete entry; everything else continues it.
 
 Answer paragraphs after a FAQ question, and the wrapped lines of hard-wrapped
 layouts, join the element they continue. Unnumbered paragraphs after a
@@ -16,22 +26,21 @@ continued answer from boilerplate pasted after it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from pipeline.parse import Line, Paragraph
+from pipeline import numbers
+from pipeline.parse import Line
 from pipeline.records import Element, evolve
 
-_RULE_NO = re.compile(
-    r"\s*(\d{3}(?:\.(?:[ ]?\d{1,3}(?:[a-z]{1,2}(?![a-z])|[a-z](?=[A-Z]))?|[a-z](?![a-z])))?)(\.?)(\s*)"
-)
-_SECTION_NO = re.compile(r"\s*(\d{3}(?:\.[ ]?\d{1,3})?)(\.?)(\s*)")
-_CHAPTER_NO = re.compile(r"\s*(\d)(\.)(\s*)")
 _TOC_KEY = re.compile(r"[\s.]*\d*\s*$")
 _CR_TITLE = re.compile(r"comprehensive\s+rules|(current|effective)\s+as\s+of", re.I)
-_QA = re.compile(r"\s*Q[:.]\s*(.*?)(?:\s+A[:.]\s+(.*))?\s*$", re.S)
-_ANSWER = re.compile(r"\s*A[:.]\s*")
 _FAQ_LABEL = re.compile(r"(specific|general|frequently asked) questions?", re.I)
+# A sentence inside a line ("Speed is a value. See rule ..."): never a glossary term.
+_SENTENCE_INSIDE = re.compile(r"(?<!\bvs)[.!?][\"”’)]?\s+\S")
+# A line that ends a sentence (so the line after it was not wrapped onto it).
+_ENDS_SENTENCE = re.compile(r"[.!?:;][\"”’')\]]*\s*$")
 # Lone words of site navigation that scrapers keep (compared lower-cased).
 PAGE_CHROME = frozenset({
     "search", "menu", "home", "login", "log in", "sign in", "sign up", "register",
@@ -42,8 +51,14 @@ PAGE_CHROME = frozenset({
 
 # Regions after the numbered rules, each opened by a heading of its name.
 _BACK_MATTER = ("glossary", "index", "credits")
-
+_CONTENTS = ("contents", "table of contents")
+_NUMBERED = ("CHAPTER", "SECTION", "RULE", "DOTTED")
+_HEADED = ("CHAPTER", "SECTION", "DOTTED")
 _CONTINUED = {"rule", "example", "qa", "prose", "glossary"}
+# Lines that are never the rest of a sentence broken by a hard wrap.
+_NEVER_WRAPPED = ("BANNER", "VIM_FILLER", "DOTTED", "EXAMPLE", "QUESTION", "ANSWER")
+# Lines that start an element of their own once the sentence before them has ended.
+_STARTS = ("CHAPTER", "SECTION", "RULE", "EXAMPLE", "QUESTION", "ANSWER", "HEADING")
 
 
 def toc_key(text: str) -> str:
@@ -65,79 +80,163 @@ def split_number(pattern: re.Pattern[str], text: str) -> tuple[str, str, bool]:
     return number, text[m.end():].strip(), glued or " " in number
 
 
-def wrap_width(paragraphs: list[Paragraph]) -> int:
-    """The width hard-wrapped text (2003-2004) was wrapped at; 0 when it is not.
+def _heading(line: Line) -> str:
+    """The text of a line that stands alone as a heading, lower-cased, else ''."""
+    return line.text.strip().lower() if line.kind == "HEADING" else ""
 
-    Such text ends most lines with the space before the break.
+
+@dataclass(frozen=True, slots=True)
+class Wrap:
+    """How a hard-wrapped layout breaks its lines; ``width`` 0 when it does not.
+
+    2003-2004 releases end a broken line with the space before the break
+    (``trailing``); 1999 and 2001 copies are cut at a fixed width without one.
     """
-    lines = [ln for p in paragraphs for ln in p]
-    trailing = sum(1 for ln in lines if ln.text.endswith(" "))
-    if len(lines) < 5 or trailing < 0.3 * len(lines):
-        return 0
-    return sorted(len(ln.text) for ln in lines)[int(len(lines) * 0.9)]
+
+    width: int = 0
+    trailing: bool = False
+
+    def breaks(self, before: Line | None, following: Line) -> bool:
+        """Whether ``following`` continues the sentence the line ``before`` it was broken in."""
+        if not self.width or before is None or following.kind in _NEVER_WRAPPED or before.kind in _NEVER_WRAPPED:
+            return False
+        previous = before.text
+        ends = _ENDS_SENTENCE.search(previous) is not None
+        if self.trailing:
+            # A sentence ends and a numbered rule, an example or a question starts.
+            if ends and following.kind in _STARTS:
+                return False
+            return previous.endswith((" ", "-", "\u2014", "\u2013")) and len(previous) >= self.width // 2
+        if ends:
+            return False
+        words = following.text.split()
+        # A sentence that goes on in lower case, or whose next word would not
+        # have fit at the end of the line.
+        return bool(words) and (words[0][:1].islower() or len(previous.rstrip()) + 1 + len(words[0]) > self.width)
 
 
-def _wraps(previous: str, width: int) -> bool:
-    """Whether a line of hard-wrapped text was broken, not ended, after ``previous``."""
-    return previous.endswith((" ", "-", "\u2014", "\u2013")) and len(previous) >= width // 2
+def wrap_of(lines: Sequence[Line]) -> Wrap:
+    """The hard wrap of a text, found from its line lengths."""
+    if len(lines) < 5:
+        return Wrap()
+    lengths = sorted(len(ln.text) for ln in lines)
+    n = len(lines)
+    if sum(1 for ln in lines if ln.text.endswith(" ")) >= 0.3 * n:
+        return Wrap(lengths[int(n * 0.9)], trailing=True)
+    cap, middle = lengths[int(n * 0.99)], lengths[n // 2]
+    if n >= 20 and 60 <= cap <= 130 and middle >= 0.6 * cap:
+        return Wrap(cap)
+    return Wrap()
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """What a source is, from its content: a whole document or a dump, its wrap,
+    and the region of each line."""
+
+    is_cr: bool
+    wrap: Wrap
+    regions: tuple[str, ...]
+
+
+def layout(lines: Sequence[Line]) -> Layout:
+    """Find the regions of a source's lines (see the module docstring)."""
+    first_numbered = next((i for i, ln in enumerate(lines) if ln.kind in _NUMBERED), len(lines))
+    is_cr = any(_CR_TITLE.search(ln.text) for ln in lines[:first_numbered])
+    body = _body_start(lines) if is_cr else 0
+    toc = _contents_start(lines, body) if is_cr else body
+    regions = ["front"] * toc + ["toc"] * (body - toc)
+    region, seen_numbered = "body", False
+    for ln in lines[body:]:
+        heading = _heading(ln)
+        if heading in _BACK_MATTER and (region != "body" or seen_numbered):
+            region = heading
+        elif ln.kind in _NUMBERED:
+            seen_numbered = True
+        regions.append(region)
+    return Layout(is_cr, wrap_of(lines), tuple(regions))
+
+
+def _body_start(lines: Sequence[Line]) -> int:
+    """Where the body of a whole document starts: after its contents, whose
+    entries come again there; without contents, at its first numbered line."""
+    repeated = Counter(toc_key(ln.text) for ln in lines if ln.kind in _HEADED)
+    keys: set[str] = set()
+    in_contents = False
+    for i, ln in enumerate(lines):
+        if _heading(ln) in _CONTENTS:
+            in_contents = True
+            continue
+        if ln.kind not in _NUMBERED:
+            if in_contents:
+                keys.add(toc_key(ln.text))
+            continue
+        key = toc_key(ln.text)
+        if key in keys or (ln.kind == "RULE" and _is_subrule(ln)):
+            return i
+        if not in_contents and not (ln.kind == "DOTTED" or (ln.kind in _HEADED and repeated[key] > 1)):
+            return i  # no contents: the body starts at the first numbered line
+        in_contents = True
+        keys.add(key)
+    return len(lines)
+
+
+def _contents_start(lines: Sequence[Line], body: int) -> int:
+    """The first line of the contents: its heading, else its first numbered entry."""
+    for i, ln in enumerate(lines[:body]):
+        if _heading(ln) in _CONTENTS or ln.kind in _NUMBERED:
+            return i
+    return body
+
+
+def _is_subrule(line: Line) -> bool:
+    """A rule numbered below a section ("100.1", "702.41a"): never a contents entry."""
+    number, _, _ = split_number(numbers.RULE_AT_START, line.text)
+    return "." in number.rstrip(".")
 
 
 @dataclass
 class _State:
     source_id: str
-    wrap: int
-    is_cr: bool
-    region: str
-    region_start: int = 0
+    layout: Layout
+    region: str = "body"
     outer: int = 0  # the latest chapter or three-digit section
-    toc_keys: set[str] = field(default_factory=set)
     section: int = 0
     rule: int = 0
     qa: int = 0
+    enclosing: tuple[int, int] = (0, 0)  # section and outer before the latest section
+    numbers: dict[int, str] = field(default_factory=dict)  # section line -> its number
+    rule_parents: dict[str, int] = field(default_factory=dict)  # rule number -> its section's line
     out: list[Element] = field(default_factory=list)
 
+    previous: Line | None = None  # the line before the one being read
 
-def assemble(source_id: str, paragraphs: list[Paragraph]) -> list[Element]:
-    """Turn one source's paragraphs into elements covering every non-blank line."""
-    head = [ln.text for p in paragraphs[:12] for ln in p][:12]
-    is_cr = any(_CR_TITLE.search(t) for t in head)
-    state = _State(source_id, wrap_width(paragraphs), is_cr, "front" if is_cr else "body")
-    for para in paragraphs:
-        _paragraph(state, para)
+
+def assemble(source_id: str, lines: Sequence[Line]) -> list[Element]:
+    """Turn one source's typed lines into elements covering every non-blank line."""
+    shape = layout(lines)
+    state = _State(source_id, shape)
+    for line, region in zip(lines, shape.regions, strict=True):
+        opens = region != state.region
+        state.region = region
+        if region in ("front", "toc", "credits", "index") or (opens and region in _BACK_MATTER):
+            _front(state, line, opens)
+        elif region == "glossary":
+            _glossary(state, line)
+        else:
+            _line(state, line)
+        state.previous = line
     return state.out
 
 
-def _paragraph(st: _State, para: Paragraph) -> None:
-    first = para[0]
-    heading = first.text.strip().lower()
-    if st.region in ("front", "toc") and first.kind in ("CHAPTER", "SECTION", "RULE", "DOTTED"):
-        # The contents end where one of their entries comes again; a document
-        # without contents starts its body at its first numbered line.
-        repeated = st.region == "toc" and toc_key(first.text) in st.toc_keys
-        no_contents = st.region == "front" and not st.toc_keys and first.kind != "DOTTED"
-        if repeated or no_contents:
-            st.region = "body"
-    if st.region == "front" and heading in ("contents", "table of contents"):
-        st.region = "toc"
-    lone_heading = first.kind == "HEADING" and len(para) == 1
-    if st.region == "body" and lone_heading and heading in _BACK_MATTER and (st.section or st.rule):
-        st.region, st.region_start = heading, first.lineno
-    if st.region in _BACK_MATTER and heading in _BACK_MATTER and len(para) == 1:
-        st.region, st.region_start = heading, first.lineno
-
-    if st.region in ("front", "toc", "credits", "index"):
-        if st.region == "toc":
-            st.toc_keys.update(toc_key(ln.text) for ln in para)
-        _block(st, para, "front_matter")
-        return
-    if st.region in _BACK_MATTER and first.lineno == st.region_start:
-        _block(st, para, "front_matter")
-        return
-    if st.region == "glossary":
-        _glossary(st, para)
-        return
-    for line in para:
-        _line(st, line)
+def _front(st: _State, line: Line, opens: bool) -> None:
+    """Front matter, contents and credits: a line each, wrapped lines joined."""
+    last = st.out[-1] if st.out else None
+    if (not opens and last is not None and last.kind == "front_matter" and last.region == st.region
+            and st.layout.wrap.breaks(st.previous, line)):
+        _extend(st, line)
+    else:
+        _block(st, [line], "front_matter")
 
 
 def _block(st: _State, lines: Iterable[Line], kind: str, **kw: object) -> None:
@@ -149,27 +248,44 @@ def _block(st: _State, lines: Iterable[Line], kind: str, **kw: object) -> None:
     )
 
 
-def _join(st: _State, lines: Iterable[Line]) -> str:
-    """Join lines: a hard-wrapped line joins the next with a space, others with a newline."""
-    out, prev = "", ""
-    for ln in lines:
-        if out:
-            out += " " if st.wrap and _wraps(prev, st.wrap) else "\n"
-        out += ln.text.strip()
-        prev = ln.text
-    return out
+def is_term(line: Line) -> bool:
+    """A line that can name a glossary entry: a short unindented heading that
+    starts like a name and holds no sentence.
+
+    >>> is_term(Line("HEADING", 1, "Active Player, Nonactive Player Order"))
+    True
+    >>> is_term(Line("HEADING", 1, "Speed is a value. See rule 702.179, “Start Your Engines!”"))
+    False
+    """
+    text = line.text
+    return (
+        line.kind == "HEADING" and not text[:1].isspace() and (text[:1].isupper() or text[:1] in "\"“{[(")
+        and not _SENTENCE_INSIDE.search(text.strip())
+    )
 
 
-def _glossary(st: _State, para: Paragraph) -> None:
-    term = para[0].text.strip()
-    definition = _join(st, para[1:])
-    _block(st, para, "glossary", term=term)
-    st.out[-1] = evolve(st.out[-1], body=definition)
+def _glossary(st: _State, line: Line) -> None:
+    last = st.out[-1] if st.out else None
+    entry = last if last is not None and last.kind == "glossary" else None
+    wrapped = st.layout.wrap.breaks(st.previous, line)
+    # A term needs a complete entry before it: a term's first line of text may
+    # itself look like a heading ("Tap" / "To turn a permanent sideways"), and
+    # an entry that ends "... to date are:" goes on with its list.
+    complete = entry is not None and entry.body and not entry.body.endswith(":")
+    if entry is None or (is_term(line) and complete and not wrapped):
+        _block(st, [line], "glossary", term=line.text.strip())
+        st.out[-1] = evolve(st.out[-1], body="")
+        return
+    sep = " " if wrapped else "\n"
+    st.out[-1] = evolve(
+        entry, line_end=line.lineno, text_raw=entry.text_raw + "\n" + line.text,
+        body=(entry.body + sep + line.text.strip()).strip() if entry.body else line.text.strip(),
+    )
 
 
 def _extend(st: _State, line: Line) -> None:
     last = st.out[-1]
-    sep = " " if st.wrap and not line.text.startswith("   ") else "\n"
+    sep = " " if st.layout.wrap.width and not line.text.startswith("   ") else "\n"
     st.out[-1] = evolve(
         last,
         line_end=line.lineno,
@@ -181,10 +297,16 @@ def _extend(st: _State, line: Line) -> None:
 
 def _line(st: _State, line: Line) -> None:
     last = st.out[-1] if st.out else None
+    if (last is not None and last.kind == "section" and last.number_as_written
+            and st.layout.wrap.breaks(st.previous, line)):
+        # A wrapped rule whose first line looked like a section title
+        # ("100.1. These Magic rules assume a game between two players. Optional rules").
+        _demote_section(st)
+        last = st.out[-1]
     if last is not None and last.kind in _CONTINUED and (
-        (st.wrap and last.line_end == line.lineno - 1 and _wraps(last.text_raw.rsplit("\n", 1)[-1], st.wrap))
+        st.layout.wrap.breaks(st.previous, line)
         or (line.kind in ("TEXT", "HEADING") and last.kind != "qa"
-            and (line.text.startswith("   ") or (st.is_cr and last.line_end == line.lineno - 1)))
+            and (line.text.startswith("   ") or st.layout.is_cr))
     ):
         _extend(st, line)
         return
@@ -193,7 +315,7 @@ def _line(st: _State, line: Line) -> None:
             last,
             line_end=line.lineno,
             text_raw=last.text_raw + "\n" + line.text,
-            answer=_ANSWER.sub("", line.text, count=1).strip(),
+            answer=numbers.ANSWER_AT_START.sub("", line.text, count=1).strip(),
         )
         return
     handler = _HANDLERS.get(line.kind, _prose)
@@ -212,32 +334,60 @@ def _emit(st: _State, line: Line, kind: str, pattern: re.Pattern[str] | None, pa
 
 
 def _chapter(st: _State, line: Line) -> None:
-    el = _emit(st, line, "chapter", _CHAPTER_NO, 0)
+    el = _emit(st, line, "chapter", numbers.CHAPTER_AT_START, 0)
     st.section = st.rule = st.qa = 0
     st.outer = el.line_start
 
 
 def _section(st: _State, line: Line) -> None:
-    outer = "." not in _num(line)
-    el = _emit(st, line, "section", _SECTION_NO, st.section if outer else _chapter_parent(st))
+    m = numbers.SECTION_AT_START.match(line.text)
+    if m and _SENTENCE_INSIDE.search(line.text[m.end():].strip()):
+        _rule(st, line)  # a title holds no sentence: a rule cut by a hard wrap
+        return
+    outer = "." not in (m.group(1) if m else "")
+    st.enclosing = (st.section, st.outer)
+    el = _emit(st, line, "section", numbers.SECTION_AT_START, st.section if outer else st.outer)
     st.section, st.rule, st.qa = el.line_start, 0, 0
+    st.numbers[el.line_start] = numbers.normalise(el.number_as_written)
     if outer:
         st.outer = el.line_start
 
 
-def _num(line: Line) -> str:
-    m = _SECTION_NO.match(line.text)
-    return m.group(1) if m else ""
-
-
-def _chapter_parent(st: _State) -> int:
-    """A numbered section's parent: the three-digit section (or chapter) it belongs to."""
-    return st.outer
+def _demote_section(st: _State) -> None:
+    """Make the last element, read as a section, the rule it turned out to be."""
+    el = st.out[-1]
+    st.section, st.outer = st.enclosing
+    number, body, repaired = split_number(numbers.RULE_AT_START, el.text_raw)
+    parent = _rule_parent(st, Line("RULE", el.line_start, el.text_raw))
+    st.out[-1] = evolve(el, kind="rule", number_as_written=number, body=body, parent_line=parent,
+                        flags=("number_repaired",) if repaired else ())
+    st.rule, st.qa = el.line_start, 0
 
 
 def _rule(st: _State, line: Line) -> None:
-    el = _emit(st, line, "rule", _RULE_NO, st.section)
+    el = _emit(st, line, "rule", numbers.RULE_AT_START, _rule_parent(st, line))
     st.rule, st.qa = el.line_start, 0
+    st.rule_parents[numbers.normalise(el.number_as_written)] = el.parent_line
+
+
+def _rule_parent(st: _State, line: Line) -> int:
+    """The section a rule belongs to: the latest one, unless the rule's number
+    says otherwise. A sibling of a titled subsection ("606.7." after "606.6.
+    Timing of Team Turns"), and its subrules, belong to the three-digit section
+    around both; a rule of a subsection whose heading is missing ("502.39b"
+    after "502.34. Imprint", in a scraped excerpt) to none that is known."""
+    number = numbers.normalise(split_number(numbers.RULE_AT_START, line.text)[0])
+    section = st.numbers.get(st.section, "")
+    if not section or not number:
+        return st.section
+    head, own = number.partition(".")[0], numbers.section_of(number)
+    if own == section or ("." not in section and head == section):
+        return st.section
+    if own in st.rule_parents:
+        return st.rule_parents[own]
+    if own == st.numbers.get(st.outer, ""):
+        return st.outer
+    return 0 if "." in own and head == section.partition(".")[0] else st.section
 
 
 def _example(st: _State, line: Line) -> None:
@@ -245,7 +395,7 @@ def _example(st: _State, line: Line) -> None:
 
 
 def _question(st: _State, line: Line) -> None:
-    m = _QA.match(line.text)
+    m = numbers.QUESTION.match(line.text)
     question, answer = (m.group(1).strip(), (m.group(2) or "").strip()) if m else (line.text, "")
     el = Element(
         st.source_id, line.lineno, line.lineno, "qa", line.text, body=line.text.strip(),
@@ -256,7 +406,7 @@ def _question(st: _State, line: Line) -> None:
     st.qa = el.line_start
 
 
-def _heading(st: _State, line: Line) -> None:
+def _heading_line(st: _State, line: Line) -> None:
     text = line.text.strip()
     if text.lower() in PAGE_CHROME:
         _block(st, [line], "noise", noise_kind="page_chrome")
@@ -288,7 +438,7 @@ _HANDLERS: dict[str, Callable[[_State, Line], None]] = {
     "RULE": _rule,
     "EXAMPLE": _example,
     "QUESTION": _question,
-    "HEADING": _heading,
+    "HEADING": _heading_line,
     "VIM_FILLER": _noise("vim_filler"),
     "BANNER": _noise("banner"),
     "DOTTED": _noise("toc_leader"),

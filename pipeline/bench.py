@@ -1,5 +1,8 @@
-"""``make bench``: the full ingest at 1x, 4x and 10x the bundled data, against two references.
+"""``make bench``: the full ingest at 1x and 2x the bundled data, against two references.
 
+The bundled data is 46 MB of distinct real text (72 official releases and five
+dumps), so 1x measures the pipeline on distinct work; 2x adds a copy of every
+file (which measures the reuse of identical files as much as the pipeline).
 Each scale replicates every file of ``raw/`` under distinct source ids and runs
 the whole job (cold: no cache) in a fresh process, reporting per-stage seconds,
 MB/s and peak memory; then an unchanged re-run (everything cached). On the same
@@ -24,7 +27,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
-SCALES = (1, 4, 10)
+SCALES = (1, 2)
 STAGES = ("decode", "parse", "clean", "align", "dedupe", "emit")
 
 

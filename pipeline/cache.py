@@ -1,8 +1,10 @@
 """Per-source cache of the first stage (decode, parse, assemble).
 
-An entry is keyed by the file's sha256, its place in ``raw/``, the limits in
-force and the pipeline's own code (a hash of its modules, grammar and data),
-so a change to any of them parses again. ``--full`` bypasses the cache.
+An entry is keyed by the file's sha256, its place in ``raw/``, its source id,
+the limits in force and the pipeline's own code (a hash of its modules,
+grammar and data), so a change to any of them parses again. ``--full``
+bypasses the cache. After a published run the cache is pruned to the entries
+that run used, so it holds the sources that still exist and no more.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,8 @@ from typing import Any
 from pipeline import __version__
 
 _ROOT = Path(__file__).resolve().parent
+_ENTRY = re.compile(r"[0-9a-f]{64}\.pickle")
+_TEMP = re.compile(r"\.([0-9a-f]{64})\.([0-9]+)\.tmp")
 
 
 @lru_cache(maxsize=1)
@@ -41,8 +46,8 @@ class SourceCache:
         self.folder = folder
         self.reuse = reuse
 
-    def key(self, sha256: str, rel_path: str, settings: Any) -> str:
-        raw = f"{code_version()}\0{sha256}\0{rel_path}\0{settings!r}"
+    def key(self, sha256: str, rel_path: str, source_id: str, settings: Any) -> str:
+        raw = f"{code_version()}\0{sha256}\0{rel_path}\0{source_id}\0{settings!r}"
         return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()
 
     def get(self, key: str) -> Any | None:
@@ -64,3 +69,40 @@ class SourceCache:
             os.replace(tmp, self.folder / f"{key}.pickle")
         except OSError:
             pass  # a cache that cannot be written only costs time
+
+    def prune(self, keep: set[str]) -> int:
+        """Delete the entries whose key is not in ``keep``, and temp files of
+        runs no longer alive; returns how many files went. Only files named as
+        this class names them are touched, whatever else the folder holds."""
+        removed = 0
+        try:
+            names = [p.name for p in self.folder.iterdir()]
+        except OSError:
+            return 0
+        for name in names:
+            temp = _TEMP.fullmatch(name)
+            stale = (_ENTRY.fullmatch(name) and name[:-7] not in keep) or (temp and not _alive(int(temp[2])))
+            if stale:
+                try:
+                    (self.folder / name).unlink()
+                    removed += 1
+                except OSError:
+                    pass
+        return removed
+
+
+def is_cache_file(name: str) -> bool:
+    """A file name this cache writes: an entry, or an entry being written."""
+    return bool(_ENTRY.fullmatch(name) or _TEMP.fullmatch(name))
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True

@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pipeline.numbers import section_of
 from pipeline.records import Source
+
+__all__ = ["Mapping", "reference", "section_of", "title_key"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,16 +38,3 @@ def reference(sources: Sequence[Source]) -> Source | None:
 
 def title_key(title: str) -> str:
     return " ".join(title.replace("_", "").split()).casefold()
-
-
-def section_of(number: str) -> str:
-    """The section a rule number belongs to: ``702.42a`` -> ``702.42``.
-
-    >>> section_of("702.42a"), section_of("100.1"), section_of("408.f")
-    ('702.42', '100', '408')
-    """
-    head, _, tail = number.partition(".")
-    digits = "".join(ch for ch in tail if ch.isdigit())
-    if tail and tail[-1].isalpha() and digits:
-        return f"{head}.{digits}"
-    return head

@@ -20,10 +20,14 @@ _LOWER_RUN = re.compile(r"\b[a-z]{6,}\b")
 _CAMEL = re.compile(r"\b([a-z]{2,})([A-Z][a-z]+)\b")
 _UNDERSCORE = re.compile(r"(?<![\w_])_([^_\n]+?)_(?![\w_])")
 _SPACES = re.compile(r"[ \t]{2,}")
+_CURLY_OPEN = re.compile(r"(?<=[A-Za-z])“(?=[A-Za-z])")
+_CURLY_CLOSE = re.compile(r"(?<=[A-Za-z.,!?])”(?=[A-Za-z])")
 _SENTENCE_END = re.compile(r"[.!?:\"”’')\]]\s*$")
 
 # Short words that follow a glued word ("blockedas", "typein").
 _SHORT = frozenset(["an", "as", "at", "by", "if", "in", "is", "it", "of", "on", "or", "to"])
+# Short words that precede a glued pair ("atypecyclingability").
+_LEADING = ("a", "an", "the", "of", "to", "in", "on", "or", "is", "by", "as", "at", "if", "and")
 _PREFIXES = frozenset(["anti", "co", "de", "dis", "mis", "multi", "non", "over", "pre", "re", "sub", "un", "under"])
 _SUFFIXES = frozenset([
     "able", "ably", "ally", "ed", "er", "est", "ful", "fully", "ing", "ity", "ize", "less", "ly", "ment", "ness",
@@ -69,12 +73,24 @@ class Vocabulary:
     def known(self, word: str) -> bool:
         return word in _SHORT or word in self.official or self.counts.get(word, 0) >= 3
 
-    def split(self, word: str) -> tuple[str, str] | None:
-        """The two known words that ``word`` glues together, if there is one way.
+    def split(self, word: str) -> tuple[str, ...] | None:
+        """The known words that ``word`` glues together, if there is one way.
 
-        The first half is a word of three letters or more and not a prefix
-        (``non``, ``re``); the second is not a suffix (``able``, ``less``).
+        Two words: the first of three letters or more and not a prefix (``non``,
+        ``re``), the second not a suffix (``able``, ``less``). Three: a short
+        word ("a", "the") glued to two such words ("atypecyclingability"); a
+        short word glued to one ("anew", "atop") is a word of its own.
         """
+        if self.known(word):
+            return None
+        two = self._two(word)
+        if two:
+            return two
+        found = [(short, *rest) for short in _LEADING if word.startswith(short)
+                 for rest in [self._two(word[len(short):])] if rest]
+        return found[0] if len(found) == 1 else None
+
+    def _two(self, word: str) -> tuple[str, str] | None:
         if self.known(word):
             return None
         found = [
@@ -127,6 +143,31 @@ def split_glued(text: str, vocab: Vocabulary | None = None) -> str:
     return _CAMEL.sub(camel, _LOWER_RUN.sub(lower, text))
 
 
+def space_quotes(text: str, vocab: Vocabulary | None = None) -> str:
+    """Put back the space a scraper lost before an opening quote or after a closing one.
+
+    Straight quotes open and close in turn, so a text with an even number of
+    them says which is which; curly quotes say so themselves.
+
+    >>> print(space_quotes('auras that say"this effect doesn’t remove" either'))
+    auras that say "this effect doesn’t remove" either
+    >>> print(space_quotes('say “this”and that'))
+    say “this” and that
+    """
+    text = _CURLY_OPEN.sub(" “", _CURLY_CLOSE.sub("” ", text))
+    if '"' not in text or text.count('"') % 2:
+        return text
+    pieces = text.split('"')
+    for i in range(1, len(pieces)):
+        before, after = pieces[i - 1], pieces[i]
+        opening = i % 2 == 1
+        if opening and before[-1:].isalpha() and after[:1].isalpha():
+            pieces[i - 1] = before + " "
+        elif not opening and before[-1:].isalpha() and after[:1].isalpha():
+            pieces[i] = " " + after
+    return '"'.join(pieces)
+
+
 Fixer = Callable[[str, "Vocabulary | None"], str]
 
 # The registry: order matters (markup first, so glued words are seen bare).
@@ -134,6 +175,7 @@ FIXERS: tuple[tuple[str, Fixer], ...] = (
     ("markup_removed", strip_markup),
     ("spaces_collapsed", collapse_spaces),
     ("words_split", split_glued),
+    ("quote_spaced", space_quotes),
 )
 
 

@@ -1,41 +1,151 @@
 """The command line: a thin click shell over the library.
 
-Exit codes: 0 every source ingested, 3 finished with quarantined sources,
-1 failed (nothing published), 2 usage error, 75 another run holds the output.
+Exit codes: 0 every source ingested, 3 finished with quarantined or suspect
+sources (a self-check failed), 1 failed (nothing published), 2 usage error (also: --out and --raw overlap),
+65 refused: the run would publish far less than the published dataset (no
+sources, or a large share of the sources or rules gone; --allow-shrink
+publishes anyway), 73 refused: --out is not empty and not the pipeline's own
+folder, 75 another run holds the output, 130 interrupted (Ctrl-C), 143
+terminated (SIGTERM). Nothing is published when the code is not 0 or 3.
+No command prints a traceback: a damaged or missing output is one line
+(set PIPELINE_DEBUG=1 to see the traceback of an unexpected error).
 """
 
 from __future__ import annotations
 
+import csv
+import errno
 import json
+import os
+import signal
+import sqlite3
 import sys
-from dataclasses import replace
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, replace
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import click
 
+from pipeline import __version__
 from pipeline.clean import word_counts
+from pipeline.database import SearchError
 from pipeline.database import search as search_db
 from pipeline.diff import describe as describe_diff
 from pipeline.diff import diff
-from pipeline.job import run_job
+from pipeline.job import Shrinking, run_job
 from pipeline.package import InvalidOutput
-from pipeline.publish import Busy
+from pipeline.publish import Busy, ForeignOutput, Overlap, check_folders
 from pipeline.run import Settings, build
 from pipeline.site import build_site
 from pipeline.sitedata import SiteError
 from pipeline.trace import TraceError, describe_resolved, resolve, resolve_text, trace, trace_json
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
+EXIT_SHRINK, EXIT_NOT_OURS, EXIT_INTERRUPTED, EXIT_TERMINATED = 65, 73, 130, 143
 
-EXIT_CODES = """Exit codes: 0 all sources ingested; 3 finished, some sources quarantined (see
-sources.csv); 1 failed, nothing published; 2 usage error; 75 another run is
-writing the same output folder (try again later)."""
+EXIT_CODES = """Exit codes: 0 all sources ingested; 3 finished, some sources quarantined or
+suspect (a self-check failed; see sources.csv); 1 failed, nothing published;
+2 usage error; 75 another run is writing the same output folder (try again
+later); 65 refused, the dataset would shrink far below the published one
+(--allow-shrink); 73 refused, --out holds files the pipeline did not write;
+130 interrupted. Only 0 and 3 publish."""
 
 
-@click.group(help=__doc__)
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that every cleanup on the way out runs."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise _Terminated()
+
+
+class _Main(click.Group):
+    """The command group: Ctrl-C exits 130 and SIGTERM 143 after cleaning up,
+    and an unexpected error is one line, not a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        except ValueError:  # not the main thread
+            previous = None
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            terminated = isinstance(exc, _Terminated)
+            click.echo(f"Error: {'terminated' if terminated else 'interrupted'}: nothing more was written; "
+                       "a published folder is never left half-written", err=True)
+            raise SystemExit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED) from None
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:
+            if os.environ.get("PIPELINE_DEBUG") or (isinstance(exc, OSError) and exc.errno == errno.EPIPE):
+                raise
+            click.echo(f"Error: unexpected {type(exc).__name__}: {exc}", err=True)
+            raise SystemExit(EXIT_FAILED) from None
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+
+@click.group(cls=_Main, help=__doc__)
+@click.version_option(__version__, "--version", prog_name="rules-pipeline", message="%(prog)s %(version)s")
 def main() -> None:
     pass
+
+
+# The lineage commands (trace, resolve, diff) read these tables; the columns they key on.
+_LINEAGE_TABLES = {
+    "lineages.csv": ("lineage_id",), "rule_history.csv": ("lineage_id", "canonical_number", "source_id"),
+    "renumber_map.csv": ("source_id", "number_as_written"), "sources.csv": ("source_id",),
+}
+
+
+@contextmanager
+def _reading(out: Path) -> Iterator[None]:
+    """Check the lineage tables of ``out`` are there with their header, then turn a
+    lookup that fails, or a table damaged further down, into one line."""
+    for name, columns in _LINEAGE_TABLES.items():
+        path = out / name
+        _published(path)
+        try:
+            with path.open(encoding="utf-8", newline="") as fh:
+                header = next(csv.reader(fh), [])
+        except (OSError, ValueError, csv.Error) as exc:
+            raise _damaged(path, exc) from None
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise _damaged(path, KeyError(missing[0]))
+    try:
+        yield
+    except TraceError as exc:
+        raise click.ClickException(str(exc)) from None
+    except (OSError, ValueError, csv.Error, LookupError) as exc:
+        raise _damaged(out, exc) from None
+
+
+def _published(path: Path) -> None:
+    """Raise the one-line error for an output that is not there."""
+    if not path.exists():
+        raise click.ClickException(f"{path} not found: run `python -m pipeline ingest` first")
+    if not path.is_file():
+        raise click.ClickException(f"{path} is not a file: run `python -m pipeline ingest --full` to rebuild it")
+
+
+def _damaged(path: Path, exc: BaseException) -> click.ClickException:
+    if isinstance(exc, KeyError):
+        reason = f"no column {exc.args[0]!r}" if exc.args else "a column is missing"
+    else:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+    return click.ClickException(
+        f"{path} is damaged or unreadable ({reason}): run `python -m pipeline ingest --full` to rebuild it"
+    )
+
+
+def _echo_json(doc: object) -> None:
+    click.echo(json.dumps(doc, ensure_ascii=False, indent=1))
 
 
 class _Bar:
@@ -61,7 +171,8 @@ class _Bar:
 @click.option("--raw", type=click.Path(path_type=Path, file_okay=False), default=Path("raw"),
               show_default=True, help="Folder of raw dumps (read recursively).")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
-              show_default=True, help="Folder the dataset is published to (replaced whole).")
+              show_default=True,
+              help="Folder the dataset is published to (replaced whole): new, empty, or one the pipeline wrote.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Parallel parser processes [default: number of cores].")
 @click.option("--full", is_flag=True, help="Ignore the cache and the unchanged-input shortcut; rebuild all.")
@@ -71,46 +182,61 @@ class _Bar:
               show_default=True, help="Larger files are quarantined.")
 @click.option("--max-line-chars", type=click.IntRange(min=1), default=Settings().max_line_chars,
               show_default=True, help="Files with a longer line are quarantined.")
+@click.option("--allow-shrink", is_flag=True,
+              help="Publish even when the dataset shrinks far below the published one (sources or rules gone).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only problems (for cron).")
 @click.option("-v", "--verbose", is_flag=True, help="Print per-stage counts.")
 def ingest(
     raw: Path, out: Path, jobs: int | None, full: bool, cache_dir: Path | None, max_file_bytes: int,
-    max_line_chars: int, quiet: bool, verbose: bool,
+    max_line_chars: int, allow_shrink: bool, quiet: bool, verbose: bool,
 ) -> None:
     """Ingest every file under RAW and publish the dataset to OUT."""
     if not raw.is_dir():
-        raise click.UsageError(f"--raw {raw}: no such folder")
+        raise click.UsageError(f"--raw {raw}: {'not a folder' if raw.exists() else 'no such folder'}")
     settings = replace(Settings(), max_file_bytes=max_file_bytes, max_line_chars=max_line_chars)
     if jobs:
         settings = replace(settings, jobs=jobs)
     cache = cache_dir if cache_dir is not None else out.parent / ".cache" / out.name
+    try:
+        check_folders(raw, out, cache)
+    except Overlap as exc:
+        click.echo(f"Error: {exc}: nothing read, nothing published", err=True)
+        raise SystemExit(EXIT_USAGE) from None
     bar = _Bar(not quiet and sys.stderr.isatty())
     try:
-        result = run_job(raw, out, settings, full=full, cache_dir=cache, progress=bar)
+        result = run_job(raw, out, settings, full=full, cache_dir=cache, progress=bar, allow_shrink=allow_shrink)
     except Busy as exc:
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(EXIT_BUSY) from None
+    except ForeignOutput as exc:
+        click.echo(f"Error: {exc}", err=True)
+        raise SystemExit(EXIT_NOT_OURS) from None
+    except Shrinking as exc:
+        click.echo(f"Error: nothing published, {out} is unchanged: {exc}; --allow-shrink if that is meant",
+                   err=True)
+        raise SystemExit(EXIT_SHRINK) from None
     except (OSError, InvalidOutput) as exc:
         where = getattr(exc, "filename", None) or out
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         click.echo(f"Error: nothing published, {out} is unchanged: {where}: {reason}", err=True)
         raise SystemExit(EXIT_FAILED) from None
-    for problem in result.quarantined:
-        click.echo(f"quarantined: {problem}", err=True)
+    for problem in result.problems:
+        click.echo(problem, err=True)
     report = result.report
     stages = report["stages"]
     if not quiet:
         verb = "unchanged" if result.status == "unchanged" else "published"
         click.echo(
             f"{verb} {out}: {stages['sources']} sources ({stages['sources_parsed']} parsed, "
-            f"{stages['sources_quarantined']} quarantined), reference {report['reference'] or '-'}"
+            f"{stages['sources_quarantined']} quarantined, {stages.get('sources_suspect', 0)} suspect), "
+            f"reference {report['reference'] or '-'}"
         )
     if verbose:
         for key, value in stages.items():
             click.echo(f"  {key}: {value}")
         for item in report["outputs"]:
             click.echo(f"  {item['file']}: {item['rows'] if item['rows'] is not None else '-'} rows")
-    raise SystemExit(EXIT_QUARANTINED if result.quarantined else EXIT_OK)
+    raise SystemExit(EXIT_QUARANTINED if result.problems else EXIT_OK)
 
 
 @main.command()
@@ -147,14 +273,13 @@ def trace_command(number: str, out: Path, source: str, as_of: str, as_json: bool
     """Print the life of rule NUMBER: each version, its number then, how its
     wording changed (a word diff), and where it ended if it did. NUMBER is a
     current number, or an old one with --source or --as-of, or a section."""
-    try:
+    with _reading(out):
         if as_json:
             click.echo(json.dumps(trace_json(out, number, source, as_of), ensure_ascii=False, indent=1))
             return
-        for line in trace(out, number, source, as_of):
-            click.echo(line)
-    except TraceError as exc:
-        raise click.ClickException(str(exc)) from exc
+        lines = list(trace(out, number, source, as_of))
+    for line in lines:
+        click.echo(line)
 
 
 @main.command("resolve")
@@ -175,14 +300,12 @@ def resolve_command(number: str | None, text_file: Any, out: Path, source: str, 
         raise click.UsageError("give a NUMBER or --file, not both")
     if bool(source) == bool(as_of):
         raise click.UsageError("say where the number comes from: --source ID or --as-of YYYY-MM-DD")
-    try:
+    with _reading(out):
         if number:
             found = resolve(out, number, source, as_of)
             click.echo(json.dumps(found, ensure_ascii=False, indent=1) if as_json else describe_resolved(found))
             return
         results = resolve_text(out, text_file.read(), source, as_of)
-    except TraceError as exc:
-        raise click.ClickException(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(results, ensure_ascii=False, indent=1))
     else:
@@ -202,10 +325,8 @@ def diff_command(old: str, new: str, section: str, out: Path, as_json: bool) -> 
     """What changed from OLD to NEW (source ids, or dates meaning the release in
     effect then): rules added, removed, moved, edited, moved+edited, split and
     merged, matched through their lineages, with word diffs, by section."""
-    try:
+    with _reading(out):
         result = diff(out, old, new, section)
-    except TraceError as exc:
-        raise click.ClickException(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(result["changes"], ensure_ascii=False, indent=1))
         return
@@ -218,17 +339,34 @@ def diff_command(old: str, new: str, section: str, out: Path, as_json: bool) -> 
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
               show_default=True, help="Folder of a published run.")
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
-def search_command(query: str, out: Path, limit: int) -> None:
-    """Full-text search of rules (by current number), glossary and Q&A."""
+@click.option("--release", metavar="ID", default=None,
+              help="Search only this source (a source_id), numbered as it numbered them.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON list of the hits.")
+def search_command(query: str, out: Path, limit: int, release: str | None, as_json: bool) -> None:
+    """Full-text search of rules, glossary and Q&A: the current rules (the
+    reference's) first, then older wordings. A word ending in * is a prefix
+    (umbr*); accents are optional."""
     path = out / "rules.sqlite"
-    if not path.exists():
-        raise click.ClickException(f"{path} not found: run `python -m pipeline ingest` first")
-    hits = search_db(path, query, limit)
+    _published(path)
+    try:
+        hits = search_db(path, query, limit, release)
+    except SearchError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except (sqlite3.Error, OSError) as exc:
+        raise _damaged(path, exc) from None
+    if as_json:
+        _echo_json([asdict(hit) for hit in hits])
+        return
     if not hits:
-        click.echo(f"no match for {query!r}")
+        hint = "" if "*" in query else " (a word ending in * matches as a prefix: umbr*)"
+        click.echo(f"no match for {query!r}{hint}")
     for hit in hits:
-        label = {"rule": hit.number, "glossary": f"glossary: {hit.title}", "qa": f"Q&A ({hit.number or '-'})"}
-        click.echo(f"{label[hit.kind]:<14} {hit.snippet}" + (f"  [{hit.source_id}]" if hit.kind != "rule" else ""))
+        number = hit.number or hit.number_as_written
+        if hit.kind == "rule" and hit.number_as_written != hit.number:
+            number = f"{hit.number_as_written} → {hit.number or '?'}"  # its number then, and now (? unmapped)
+        label = {"rule": number, "glossary": f"glossary: {hit.title}", "qa": f"Q&A ({hit.number or '-'})"}
+        where = "" if hit.current and hit.kind == "rule" and not release else f"  [{hit.source_id}]"
+        click.echo(f"{label[hit.kind]:<14} {hit.snippet}{where}")
 
 
 @main.command("site")

@@ -1,8 +1,13 @@
 """``rules.sqlite``: every table of the contract, keyed and indexed, with full-text search.
 
-The FTS5 index ``search`` covers the reference's rules, every glossary entry
-and every Q&A; ``unicode61`` with diacritics removed lets "Dandan" find
-"Dandân" as well as "Dandân" itself.
+The FTS5 index ``search`` holds every distinct wording of a rule, glossary
+entry or Q&A in any source, once (the first element with it; ``duplicate_of``
+points the others at it), under its canonical number and with ``current`` set
+when the reference has it; ``search_in`` says which sources have each wording
+and how they numbered it. A search lists the current rules first, then the
+current glossary, then older wordings and Q&A; ``release`` searches one
+source's own wordings. ``unicode61`` with diacritics removed lets "Dandan"
+find "Dandân" as well as "Dandân" itself.
 """
 
 from __future__ import annotations
@@ -10,7 +15,9 @@ from __future__ import annotations
 import errno
 import multiprocessing
 import re
+import signal
 import sqlite3
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,12 +37,12 @@ def _create(table: Table) -> str:
     return f'CREATE TABLE "{table.name}" ({", ".join(cols)})'
 
 
-def build_aside(tables: dict[str, list[tuple[object, ...]]], path: Path) -> Callable[[], None]:
+def build_aside(tables: dict[str, list[tuple[object, ...]]], path: Path, reference: str) -> Callable[[], None]:
     """Start ``build`` in a forked process (which shares ``tables`` without copying);
     returns the function that waits for it and raises if it failed."""
     ctx = multiprocessing.get_context("fork")
     reader, writer = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_build_child, args=(tables, path, writer), daemon=True)
+    proc = ctx.Process(target=_build_child, args=(tables, path, reference, writer), daemon=True)
     proc.start()
     writer.close()
 
@@ -48,9 +55,13 @@ def build_aside(tables: dict[str, list[tuple[object, ...]]], path: Path) -> Call
     return wait
 
 
-def _build_child(tables: dict[str, list[tuple[object, ...]]], path: Path, writer: Any) -> None:
+def _build_child(tables: dict[str, list[tuple[object, ...]]], path: Path, reference: str, writer: Any) -> None:
+    # Ctrl-C is the parent's to handle (it exits and ends this daemon process);
+    # SIGTERM, as sent by the parent on its way out, ends this one quietly.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
-        build(tables, path)
+        build(tables, path, reference)
     except Exception as exc:  # reported to the parent, which fails the run cleanly
         writer.send(f"{type(exc).__name__}: {exc}")
     else:
@@ -59,8 +70,9 @@ def _build_child(tables: dict[str, list[tuple[object, ...]]], path: Path, writer
         writer.close()
 
 
-def build(tables: dict[str, list[tuple[object, ...]]], path: Path) -> None:
-    """Load the contract's tables (rows in column order) into a new SQLite file."""
+def build(tables: dict[str, list[tuple[object, ...]]], path: Path, reference: str = "") -> None:
+    """Load the contract's tables (rows in column order) into a new SQLite file,
+    with the search index; ``reference`` is the source whose wordings are current."""
     path.unlink(missing_ok=True)
     con = sqlite3.connect(path)
     try:
@@ -73,57 +85,133 @@ def build(tables: dict[str, list[tuple[object, ...]]], path: Path) -> None:
             con.executemany(f'INSERT INTO "{table.name}" VALUES ({marks})', rows)
             for col in table.indexes:
                 con.execute(f'CREATE INDEX "{table.name}_{col}" ON "{table.name}" ("{col}")')
-        con.execute(
-            "CREATE VIRTUAL TABLE search USING fts5(kind, number, title, text, source_id UNINDEXED, "
-            "tokenize = 'unicode61 remove_diacritics 2')"
-        )
-        con.execute(
-            "INSERT INTO search SELECT 'rule', r.number, s.title, r.text, '' FROM rules r "
-            "LEFT JOIN sections s ON s.number = r.section ORDER BY r.rowid"
-        )
-        con.execute(
-            "INSERT INTO search SELECT 'glossary', '', term, text, source_id FROM glossary "
-            "WHERE duplicate_of IS NULL ORDER BY rowid"
-        )
-        con.execute(
-            "INSERT INTO search SELECT 'qa', section, question, answer, source_id FROM qa "
-            "WHERE duplicate_of IS NULL ORDER BY rowid"
-        )
+        _build_search(con, reference)
         con.commit()
     finally:
         con.close()
 
 
+SEARCHED = "('rule', 'glossary', 'qa')"
+
+
+def _build_search(con: sqlite3.Connection, reference: str) -> None:
+    # An entry is the rowid of the first element with a wording; search_in lists
+    # every element with it. An element's rowid is its place in elements.csv.
+    con.execute("CREATE TABLE search_in (entry INTEGER NOT NULL, source_id TEXT NOT NULL, number_as_written TEXT, "
+                "element INTEGER NOT NULL)")
+    con.execute(
+        "INSERT INTO search_in SELECT first.rowid, e.source_id, e.number_as_written, e.rowid FROM elements e "
+        "JOIN elements first ON first.element_id = coalesce(e.duplicate_of, e.element_id) "
+        f"WHERE e.kind IN {SEARCHED} ORDER BY e.rowid"
+    )
+    con.execute("CREATE INDEX search_in_entry ON search_in (entry, source_id)")
+    con.execute("CREATE INDEX search_in_source ON search_in (source_id, entry)")
+    con.execute(
+        "CREATE VIRTUAL TABLE search USING fts5(kind, number, title, text, number_as_written UNINDEXED, "
+        "source_id UNINDEXED, current UNINDEXED, position UNINDEXED, tokenize = 'unicode61 remove_diacritics 2')"
+    )
+    # Each wording is shown from the reference when it has it, else from the
+    # newest source with it (an undated one dated by the release it is like).
+    con.execute(
+        "WITH shown AS (SELECT m.entry, m.source_id, m.number_as_written, m.element, "
+        " row_number() OVER (PARTITION BY m.entry "
+        "  ORDER BY m.source_id = :ref DESC, coalesce(so.effective_date, lk.effective_date, '') DESC, "
+        "  so.effective_date IS NULL, m.source_id, m.number_as_written) AS k "
+        " FROM search_in m JOIN sources so ON so.source_id = m.source_id "
+        " LEFT JOIN sources lk ON lk.source_id = so.numbering_like) "
+        "INSERT INTO search (rowid, kind, number, title, text, number_as_written, source_id, current, position) "
+        "SELECT e.rowid, e.kind, "
+        " coalesce(CASE e.kind WHEN 'qa' THEN q.section ELSE e.canonical_number END, ''), "
+        " coalesce(CASE e.kind WHEN 'rule' THEN s.title WHEN 'glossary' THEN e.term ELSE e.question END, ''), "
+        " coalesce(CASE e.kind WHEN 'qa' THEN e.answer ELSE e.text END, ''), "
+        " coalesce(shown.number_as_written, ''), shown.source_id, shown.source_id = :ref, shown.element "
+        "FROM elements e JOIN shown ON shown.entry = e.rowid AND shown.k = 1 "
+        "LEFT JOIN rules r ON e.kind = 'rule' AND r.number = e.canonical_number "
+        "LEFT JOIN sections s ON s.number = r.section "
+        "LEFT JOIN qa q ON e.kind = 'qa' AND q.qa_id = e.element_id "
+        f"WHERE e.duplicate_of IS NULL AND e.kind IN {SEARCHED} ORDER BY e.rowid",
+        {"ref": reference},
+    )
+
+
+class SearchError(LookupError):
+    """A search that cannot run: an unknown release, a database of another version."""
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
-    kind: str
-    number: str
-    title: str
-    snippet: str
-    source_id: str
+    """One wording that matches: a rule (by its canonical number), glossary entry or Q&A."""
+
+    kind: str  # rule, glossary, qa
+    number: str  # canonical number (a Q&A's: its section); empty if unmapped
+    number_as_written: str  # as source_id numbers it
+    title: str  # a rule's section title, a glossary term, a Q&A's question
+    snippet: str  # the matching words [bracketed]
+    text: str  # the whole wording (a Q&A's answer)
+    source_id: str  # the reference for a current wording, else the newest source with it
+    current: bool  # the reference has this wording
 
 
 def fts_query(text: str) -> str:
-    """Words of a plain query, each quoted, so FTS syntax characters are harmless.
+    """Words of a plain query, each quoted, so FTS syntax characters are harmless;
+    a word ending in ``*`` matches as a prefix.
 
     >>> fts_query('double strike')
     '"double" "strike"'
+    >>> fts_query('umbr* "armor')
+    '"umbr"* "armor"'
     """
-    return " ".join('"' + w.replace('"', '""') + '"' for w in re.findall(r"[\w’'-]+", text))
+    words = re.findall(r"([\w’'-]*\w[\w’'-]*)(\*?)", text)
+    return " ".join('"' + w.replace('"', '""') + '"' + star for w, star in words)
 
 
-def search(path: Path, text: str, limit: int = 20) -> list[Hit]:
-    """Rules, glossary entries and Q&A matching every word of ``text``, best first."""
+_TITLED = "search.rowid IN (SELECT rowid FROM search WHERE search MATCH :titled)"  # the title has every word
+_BEST = "bm25(search, 1.0, 1.0, 4.0, 1.0), search.rowid"
+
+
+def _order(first: str) -> str:
+    """``first`` (hits that lead), then among those the rules of a section whose
+    title has every word of the query, in document order (so 702.42a "Entwine is
+    ..." leads for ``entwine``), then every other hit by score."""
+    lead = f"({first}) AND kind = 'rule'"
+    return f"{lead} DESC, {lead} AND {_TITLED} DESC, CASE WHEN {lead} AND {_TITLED} THEN pos END, {_BEST}"
+
+
+def search(path: Path, text: str, limit: int = 20, release: str | None = None) -> list[Hit]:
+    """Wordings matching every word of ``text``: the current rules first, then the
+    current glossary, then older wordings and Q&A.
+
+    With ``release``, only that source's wordings, numbered as it numbers them,
+    its rules first. Raises SearchError for a release the database does not have.
+    """
     query = fts_query(text)
     if not query:
         return []
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    snippet = "snippet(search, 3, '[', ']', '…', 16)"
+    con = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro", uri=True)
     try:
-        rows = con.execute(
-            "SELECT kind, number, title, snippet(search, 3, '[', ']', '…', 16), source_id FROM search "
-            "WHERE search MATCH ? ORDER BY bm25(search, 1.0, 1.0, 4.0, 1.0), rowid LIMIT ?",
-            (query, limit),
-        ).fetchall()
+        if release is None:
+            rows = con.execute(
+                f"SELECT kind, number, number_as_written, title, {snippet}, text, source_id, current, position AS pos "
+                f"FROM search WHERE search MATCH :query ORDER BY current AND kind = 'rule' DESC, current DESC, "
+                f"{_order('current')} LIMIT :limit",
+                {"query": query, "titled": f"title : ({query})", "limit": limit},
+            ).fetchall()
+        else:
+            if not con.execute("SELECT 1 FROM sources WHERE source_id = ?", (release,)).fetchone():
+                known = [r[0] for r in con.execute("SELECT source_id FROM sources ORDER BY source_id")]
+                raise SearchError(f"no source {release!r} in {path}; sources: {', '.join(known)}")
+            mine = "FROM search_in m WHERE m.entry = search.rowid AND m.source_id = :release"
+            rows = con.execute(
+                f"SELECT kind, number, (SELECT min(m.number_as_written) {mine}), title, {snippet}, text, "
+                f":release, current, (SELECT min(m.element) {mine}) AS pos FROM search WHERE search MATCH :query "
+                "AND search.rowid IN (SELECT entry FROM search_in WHERE source_id = :release) "
+                f"ORDER BY {_order('1')} LIMIT :limit",
+                {"release": release, "query": query, "titled": f"title : ({query})", "limit": limit},
+            ).fetchall()
+    except sqlite3.OperationalError as exc:
+        raise SearchError(f"{path}: {exc} (a database from another version? run `python -m pipeline ingest`)") from None
     finally:
         con.close()
-    return [Hit(*row) for row in rows]
+    return [Hit(kind, number, written or "", title, snip, text_, source, bool(current))
+            for kind, number, written, title, snip, text_, source, current, _ in rows]

@@ -19,6 +19,8 @@ from importlib import resources
 import ftfy
 from ftfy.badness import is_bad
 
+from pipeline import markup
+
 # Candidates for text that is not UTF-8, in order of prior likelihood: the
 # first wins a tie.
 SINGLE_BYTE = ("cp1252", "mac_roman", "cp437")
@@ -31,6 +33,11 @@ _NEWLINES = re.compile(r"\r\n|\r|\n")
 # ASCII and common typography, so only lines with one are checked.
 _SUSPECT = re.compile("[^\x00-\x7f’‘“”–—…•™®©°−×]")
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+_NUL_BETWEEN = re.compile("(?<=[^\\s\x00])\x00+(?=[^\\s\x00])")
+
+# A UTF-16 byte-order mark (FF FE or FE FF) after a UTF-8 round trip: each
+# byte was invalid UTF-8 and became U+FFFD.
+MANGLED_BOM = b"\xef\xbf\xbd\xef\xbf\xbd"
 
 # Signatures of binary formats that are sometimes scraped by mistake.
 _MAGIC = (
@@ -60,7 +67,11 @@ class Decoded:
 
     ``line_flags`` names what decoding did to particular lines (1-based):
     ``encoding_fixed`` (mojibake repaired), ``encoding_mixed`` (the line was not
-    UTF-8 like the rest), ``control_chars_removed`` (NUL and other C0 controls).
+    UTF-8 like the rest), ``control_chars_removed`` (NUL padding and other C0
+    controls), ``bom_repaired`` (a UTF-16 byte-order mark mangled by a UTF-8
+    round trip), ``utf16_realigned`` (a stray byte that broke UTF-16's byte
+    pairs was dropped), ``html_stripped`` (the text is a web page's, markup
+    removed).
     """
 
     text: str
@@ -165,7 +176,7 @@ def _utf16_without_bom(data: bytes) -> str | None:
     return None
 
 
-def _decode_mixed(data: bytes) -> tuple[str, str, str, list[int]]:
+def _decode_mixed(data: bytes) -> tuple[str, str, str, list[tuple[int, str]]]:
     """Decode line by line: UTF-8 where a line is UTF-8, a single-byte guess elsewhere."""
     chunks = data.splitlines(keepends=True)
     valid = [_is_utf8(c) for c in chunks]
@@ -183,7 +194,7 @@ def _decode_mixed(data: bytes) -> tuple[str, str, str, list[int]]:
     for part in parts:
         offsets.append(pos)
         pos += len(part)
-    lines = [1 + bisect_right(starts, offsets[i]) for i in odd]
+    lines = [(1 + bisect_right(starts, offsets[i]), "encoding_mixed") for i in odd]
     return text, f"utf-8+{fallback}", f"lines not UTF-8 read as {evidence}", lines
 
 
@@ -205,16 +216,42 @@ def sniff_binary(data: bytes) -> str:
         if data.startswith(magic):
             return name
     head = data[:65536]
-    if not head or _utf16_without_bom(head[: len(head) // 2 * 2]):
+    if not head or _utf16_without_bom(head[: len(head) // 2 * 2]) or utf16_shaped(head):
         return ""
     control = sum(head.count(bytes([b])) for b in (*range(0, 9), *range(14, 32)))
-    if control > 0.1 * len(head):
+    nul = head.count(0)
+    # Text a scraper padded with NUL bytes reads once they are dropped.
+    padded = nul and control - nul <= 0.01 * (len(head) - nul) and re.search(rb"[A-Za-z]{3}", head)
+    if control > 0.1 * len(head) and not padded:
         return f"binary data ({100 * control // len(head)}% control bytes)"
     return ""
 
 
-def to_text(data: bytes) -> tuple[str, str, str, list[int]]:
-    """Decode ``data``: (text, encoding name, evidence, lines read with a fallback)."""
+def utf16_shaped(data: bytes) -> bool:
+    """Whether ``data`` looks like UTF-16 text even where its byte pairs slip
+    (a byte lost or added at line ends): about every other byte NUL, the NULs
+    alone, and the other bytes text.
+
+    >>> utf16_shaped("Magic rules\\r\\n".encode("utf-16-le")), utf16_shaped(b"a\\x00\\x00\\x00\\x00b")
+    (True, False)
+    """
+    if len(data) < 8:
+        return False
+    nul = data.count(0)
+    if not 0.3 * len(data) <= nul <= 0.6 * len(data) or data.count(b"\x00\x00") > 0.02 * nul:
+        return False
+    others = data.replace(b"\x00", b"")
+    texty = sum(others.count(bytes([b])) for b in (*range(9, 14), *range(32, 127), 0x13, 0x14, 0x18, 0x19,
+                                                   0x1C, 0x1D, 0x20, 0x22, 0x26))
+    return texty >= 0.9 * len(others)
+
+
+def to_text(data: bytes) -> tuple[str, str, str, list[tuple[int, str]]]:
+    """Decode ``data``: (text, encoding name, evidence, flags for particular lines)."""
+    if data.startswith(MANGLED_BOM) and utf16_shaped(data[len(MANGLED_BOM):len(MANGLED_BOM) + 65536]):
+        text, enc, slips = _utf16(data[len(MANGLED_BOM):])
+        evidence = "BOM mangled to EF BF BD EF BF BD (U+FFFD twice, a UTF-8 round trip); NUL in every other byte"
+        return text, enc, evidence, [(1, "bom_repaired"), *((n, "utf16_realigned") for n in slips)]
     for bom, enc in (
         (codecs.BOM_UTF8, "utf-8-sig"),
         (codecs.BOM_UTF16_LE, "utf-16-le"),
@@ -236,6 +273,10 @@ def to_text(data: bytes) -> tuple[str, str, str, list[int]]:
             return data.decode(utf16), utf16, "NUL in every other byte, no BOM", []
         except UnicodeDecodeError:
             pass
+    if utf16_shaped(data[:65536]):
+        text, enc, slips = _utf16(data)
+        return text, enc, "NUL in every other byte, no BOM, byte pairs slipping", [
+            (n, "utf16_realigned") for n in slips]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -246,6 +287,68 @@ def to_text(data: bytes) -> tuple[str, str, str, list[int]]:
         return _decode_mixed(data)
     enc, evidence = choose_single_byte(data)
     return data.decode(enc), enc, evidence, []
+
+
+def _utf16(data: bytes) -> tuple[str, str, list[int]]:
+    """UTF-16 whose byte pairs may slip at line ends (a byte added or lost around
+    a line break): (text, encoding, lines where a stray byte was dropped).
+
+    Each stretch between newline bytes is read with the alignment that puts its
+    NUL bytes where UTF-16 has them; a byte left over is dropped.
+
+    >>> _utf16("ab\\r\\ncd\\r\\n".encode("utf-16-le").replace(b"\\r\\x00\\n", b"\\r\\x00\\r\\n"))
+    ('ab\\r\\ncd\\r\\n', 'utf-16-le', [1, 2])
+    """
+    first = data.split(b"\n", 1)[0]
+    big_endian = first[0::2].count(0) > first[1::2].count(0)
+    enc = "utf-16-be" if big_endian else "utf-16-le"
+    if len(data) % 2 == 0:
+        try:
+            text = data.decode(enc)
+        except UnicodeDecodeError:
+            text = ""
+        if text and not _slipped(text):
+            return text, enc, []
+    parts: list[str] = []
+    slips: list[int] = []  # character offsets of stretches with a stray byte
+    size = 0
+    for piece in data.split(b"\n"):
+        if parts:
+            parts.append("\n")
+            size += 1
+        # NULs on the wrong side of the pairs: the stretch starts one byte late.
+        nul_even, nul_odd = piece[0::2].count(0), piece[1::2].count(0)
+        start = 1 if (nul_odd > nul_even if big_endian else nul_even > nul_odd) else 0
+        usable = piece[start:]
+        if len(usable) % 2:
+            usable = usable[:-1]
+            slips.append(size)
+        text = usable.decode(enc, errors="replace")
+        parts.append(text)
+        size += len(text)
+    text = "".join(parts)
+    starts = [m.end() for m in _NEWLINES.finditer(text)]
+    return text, enc, sorted({1 + bisect_right(starts, offset) for offset in slips})
+
+
+def _slipped(text: str) -> bool:
+    """UTF-16 read out of step somewhere: ASCII comes out as code units ending in a
+    zero byte (``Ma`` as U+4D00 U+6100), a line break as U+0A0D or U+0D00.
+
+    >>> _slipped("Magic\\r\\n"), _slipped("\\u4d00\\u6100\\u6700"), _slipped("rules\\r\\u0a0d\\u0d00\\n")
+    (False, True, True)
+    """
+    odd = sum(1 for ch in text if (ord(ch) >= 0x100 and not ord(ch) & 0xFF) or ch in "\u0a0d\u0d0a")
+    return odd > 0
+
+
+def drop_controls(line: str) -> str:
+    """Drop C0 control characters; a run of NULs padding two words apart becomes a space.
+
+    >>> drop_controls("Entwine\\x00\\x00\\x00is a\\x00 static\\x07 ability.")
+    'Entwine is a static ability.'
+    """
+    return _CONTROL.sub("", _NUL_BETWEEN.sub(" ", line))
 
 
 def fold_spaces(text: str) -> str:
@@ -259,15 +362,18 @@ def fold_spaces(text: str) -> str:
 
 def decode(data: bytes) -> Decoded:
     """Decode raw bytes into normalised text, recording encoding, newlines and repairs."""
-    text, encoding, evidence, odd = to_text(data)
+    text, encoding, evidence, flags = to_text(data)
     newline = newline_style(text)
     text = _NEWLINES.sub("\n", text)
-    flags = [(n, "encoding_mixed") for n in odd]
+    if markup.is_html(text):
+        # Line numbers now count the page's lines of text, not its lines of markup.
+        text = markup.html_to_text(text)
+        flags = [(1, flag) for _, flag in flags] + [(n, "html_stripped") for n in range(1, text.count("\n") + 2)]
     if _CONTROL.search(text):
         lines = text.split("\n")
         for i, line in enumerate(lines):
             if _CONTROL.search(line):
-                lines[i] = _CONTROL.sub("", line)
+                lines[i] = drop_controls(line)
                 flags.append((i + 1, "control_chars_removed"))
         text = "\n".join(lines)
     if not text.isascii():

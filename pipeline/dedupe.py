@@ -11,17 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
+from pipeline.numbers import normalise
 from pipeline.records import Element, evolve
 
-
-def normalise_number(number: str) -> str:
-    """A number as the reference writes it: no inner space, no trailing dot.
-
-    >>> normalise_number("702. 37a")
-    '702.37a'
-    """
-    return number.replace(" ", "").rstrip(".")
-
+# The reference's way of writing a number (an alias kept for the stages that import it).
+normalise_number = normalise
 
 _FOLD = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
 
 from pipeline.records import Element
 
@@ -15,6 +15,8 @@ _SENTENCE = re.compile(r"[A-Za-z)][.!?][\"”’)]?$")
 _DATE = re.compile(
     r"(?:current|effective)\s+as\s+of\s+([A-Z][a-z]+\.?\s+\d{1,2},\s+\d{4})", re.I
 )
+# A title line that carries the date ("COMPREHENSIVE RULES      04/23/99", 1999).
+_TITLE_DATE = re.compile(r"comprehensive\s+rules\s+(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\s*$", re.I)
 
 # Wording that dates a text (DOMAIN.md, "Wording eras"): for each change, the
 # words before it and after it. A text is as old as the older words it uses
@@ -35,6 +37,8 @@ def effective_date(elements: Sequence[Element]) -> str:
     >>> from pipeline.records import Element
     >>> effective_date([Element("s", 3, 3, "front_matter", "These rules are effective as of July 11, 2009.")])
     '2009-07-11'
+    >>> effective_date([Element("s", 3, 3, "front_matter", "COMPREHENSIVE RULES      04/23/99")])
+    '1999-04-23'
     """
     for el in elements:
         if el.kind == "front_matter":
@@ -46,6 +50,15 @@ def effective_date(elements: Sequence[Element]) -> str:
                         return datetime.strptime(text, fmt).date().isoformat()
                     except ValueError:
                         continue
+    for el in elements:
+        m = _TITLE_DATE.search(el.text_raw) if el.kind == "front_matter" else None
+        if m:
+            month, day, year = (int(g) for g in m.groups())
+            year += 1900 if year >= 90 and year < 100 else 2000 if year < 100 else 0
+            try:
+                return date(year, month, day).isoformat()
+            except ValueError:
+                continue
     return ""
 
 

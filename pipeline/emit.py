@@ -19,6 +19,7 @@ from typing import Any
 
 from pipeline import database, xrefs
 from pipeline.canonical import Mapping, section_of
+from pipeline.checks import format_checks
 from pipeline.dedupe import normalise_number
 from pipeline.numbering import number_key
 from pipeline.package import validate_rules_json
@@ -84,6 +85,7 @@ def source_row(src: Source) -> dict[str, Any]:
         "flags": ";".join(src.flags),
     }
     row.update({f"lines_{k}": src.line_counts.get(k, 0) for k in KINDS})
+    row["checks"] = format_checks(src.checks)
     return row
 
 
@@ -255,7 +257,7 @@ def rules_json(corpus: Corpus, rows: dict[str, list[dict[str, Any]]]) -> dict[st
         "meta": {
             "schema_version": SCHEMA_VERSION,
             "reference": corpus.reference,
-            "generated_from": sorted(s.sha256 for s in corpus.sources if s.status == "ok"),
+            "generated_from": sorted(s.sha256 for s in corpus.sources if s.status != "quarantined"),
         },
         "sections": [
             {"number": s["number"], "title": s["title"], "rules": rules_by_section.get(s["number"], []),
@@ -271,7 +273,7 @@ def write(corpus: Corpus, out: Path) -> dict[str, int]:
     out.mkdir(parents=True, exist_ok=True)
     rows = tables(corpus)
     data = {name: as_tuples(name, table) for name, table in rows.items()}
-    wait = database.build_aside(data, out / "rules.sqlite")
+    wait = database.build_aside(data, out / "rules.sqlite", corpus.reference)
     try:
         counts = {f"{name}.csv": write_csv(out / f"{name}.csv", COLUMNS[name], data[name]) for name in data}
         doc = rules_json(corpus, rows)

@@ -1,10 +1,12 @@
 """The scheduled job: build, validate and publish ``out/``, and say what changed.
 
-One call of ``run_job`` is one run: it takes the lock, skips the work when
-neither the inputs nor the pipeline changed since the published run, else
-builds everything in a staging folder, validates it, writes ``run.json`` and
-``changes.md``, and swaps the folder in. Any exception before the swap leaves
-the published ``out/`` untouched.
+One call of ``run_job`` is one run: it refuses folders that overlap, takes
+the lock, refuses an output folder that is not the pipeline's, skips the work
+when neither the inputs nor the pipeline changed since the published run (and
+its outputs are all there), else builds everything in a staging folder,
+validates it, refuses to publish a dataset that shrank far below the published
+one, writes ``run.json`` and ``changes.md``, swaps the folder in, and prunes the
+cache. Any exception before the swap leaves the published ``out/`` untouched.
 """
 
 from __future__ import annotations
@@ -22,22 +24,36 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline import __version__, emit, package, publish
+from pipeline import __version__, checks, emit, package, parquet, publish
 from pipeline.cache import SourceCache, code_version
 from pipeline.lineage import change_of
 from pipeline.run import Corpus, Progress, Settings, build, discover
 
 RUN_JSON = "run.json"
 CHANGES = "changes.md"
+# A run that would lose more than this share of the published run's sources,
+# or of its rules, publishes nothing unless told the shrink is meant.
+SHRINK_LIMIT = 0.25
+
+
+class Shrinking(RuntimeError):
+    """The run would publish far less than the published run; nothing was published."""
+
+
+# run.json "status": every source ok; some suspect (read, a self-check failed);
+# some quarantined (not read). Either of the last two exits 3.
+RUN_STATUSES = ("ok", "suspect", "quarantined")
 
 
 @dataclass(frozen=True, slots=True)
 class JobResult:
-    """What a run did: its status, the run.json document, and the quarantined sources."""
+    """What a run did: its status, the run.json document, and its problems, one
+    line each (``quarantined: ...`` for a source not read, ``suspect: ...`` for
+    each failed self-check)."""
 
     status: str  # "published", "unchanged"
     report: dict[str, Any]
-    quarantined: list[str]
+    problems: list[str]
     corpus: Corpus | None = None  # what was built (None when the run was unchanged)
 
 
@@ -65,17 +81,70 @@ def _previous_report(out: Path) -> dict[str, Any]:
     return report
 
 
+def _outputs_intact(out: Path, report: dict[str, Any]) -> bool:
+    """Every output the report lists is there with its size (a cheap check: no hashing);
+    ``changes.md`` is rewritten by every run, so only its presence counts."""
+    try:
+        return all((out / o["file"]).stat().st_size == o["bytes"] or o["file"] == CHANGES
+                   for o in report["outputs"])
+    except (OSError, KeyError, TypeError):
+        return False
+
+
+def _ok_inputs(report: dict[str, Any]) -> list[dict[str, Any]]:
+    inputs = report.get("inputs")
+    if not isinstance(inputs, list):
+        return []
+    return [i for i in inputs if isinstance(i, dict) and i.get("status") == "ok"]
+
+
+def _rows(report: dict[str, Any], name: str) -> int | None:
+    outputs = report.get("outputs")
+    for item in outputs if isinstance(outputs, list) else []:
+        if isinstance(item, dict) and item.get("file") == name and isinstance(item.get("rows"), int):
+            return int(item["rows"])
+    return None
+
+
+def shrinkage(previous: dict[str, Any], corpus: Corpus, rules: int) -> str:
+    """Why publishing ``corpus`` (with ``rules`` canonical rules) would shrink the
+    dataset far below the ``previous`` run.json, or "" when it would not.
+
+    A previous source is gone when no ingested source has its id or its bytes.
+    """
+    if not corpus.sources:
+        return "no sources found"
+    before = _ok_inputs(previous)
+    ok = [s for s in corpus.sources if s.status == "ok"]
+    ids, shas = {s.source_id for s in ok}, {s.sha256 for s in ok}
+    gone = [str(i.get("source_id")) for i in before if i.get("source_id") not in ids and i.get("sha256") not in shas]
+    if before and len(gone) > SHRINK_LIMIT * len(before):
+        named = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
+        return f"{len(gone)} of the {len(before)} sources of the published run would be gone ({named})"
+    rules_before = _rows(previous, "rules.csv")
+    if rules_before and rules < (1 - SHRINK_LIMIT) * rules_before:
+        return f"the reference numbering would have {rules} rules instead of {rules_before}"
+    return ""
+
+
 def run_job(
     raw: Path, out: Path, settings: Settings, *, full: bool = False, cache_dir: Path | None = None,
-    progress: Progress | None = None,
+    progress: Progress | None = None, allow_shrink: bool = False,
 ) -> JobResult:
-    """One run of the job (see the module docstring). Raises publish.Busy, OSError,
-    package.InvalidOutput; the published ``out/`` is unchanged when it does."""
+    """One run of the job (see the module docstring). Raises publish.Overlap,
+    publish.Busy, publish.ForeignOutput, Shrinking, OSError, package.InvalidOutput;
+    the published ``out/`` is unchanged when it does."""
     started = time.monotonic()
+    publish.check_folders(raw, out, cache_dir)
+    if out.is_symlink():
+        out = out.resolve()  # publish into the folder it names; the link stays
+    publish.check_owned(out)  # before the lock too, so that a refusal leaves no lock file behind
     with publish.lock(out):
+        publish.check_owned(out)
         print_ = fingerprint(raw, settings)
         previous = _previous_report(out)
-        if not full and previous.get("fingerprint") == print_ and previous.get("status") in ("ok", "quarantined"):
+        if (not full and previous.get("fingerprint") == print_ and previous.get("status") in RUN_STATUSES
+                and _outputs_intact(out, previous)):
             report = dict(previous)
             report.update(
                 run="unchanged", started_at=_now(), duration_seconds=round(time.monotonic() - started, 3),
@@ -84,23 +153,31 @@ def run_job(
             _replace_file(out / RUN_JSON, _json(report))
             _replace_file(out / CHANGES, "# Changes\n\nNo changes since the previous run: the inputs and the "
                                          "pipeline are the same.\n")
-            quarantined = [i["error"] for i in report.get("inputs", []) if i.get("status") != "ok"]
-            return JobResult("unchanged", report, quarantined)
+            _replace_file(out / publish.MARKER, publish.marker_text(publish.owned_names(out) or ()))
+            return JobResult("unchanged", report, list(report.get("problems", [])))
         cache = None if cache_dir is None else SourceCache(cache_dir, reuse=not full)
         corpus = build(raw, settings, progress, cache)
         staging = publish.staging_dir(out)
         try:
             with corpus.clock("emit"):
                 counts = emit.write(corpus, staging)
+                counts.update(parquet.write(staging))
                 hashes = package.write(staging)
             (staging / CHANGES).write_text(changes(out, staging, corpus), encoding="utf-8")
+            why = shrinkage(previous, corpus, counts.get("rules.csv", 0))
+            if why and not allow_shrink:
+                raise Shrinking(why)
             report = _report(corpus, staging, counts, hashes, print_, started)
             (staging / RUN_JSON).write_text(_json(report), encoding="utf-8")
+            names = [p.name for p in staging.iterdir()]
+            (staging / publish.MARKER).write_text(publish.marker_text(names), encoding="utf-8")
             publish.swap_in(staging, out)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-    quarantined = [s.error for s in corpus.sources if s.status != "ok"]
-    return JobResult("published", report, quarantined, corpus)
+        if cache is not None:
+            cache.prune({cache.key(s.sha256, s.path, s.source_id, settings.limits())
+                         for s in corpus.sources if s.sha256})
+    return JobResult("published", report, report["problems"], corpus)
 
 
 def _now() -> str:
@@ -124,36 +201,41 @@ def _report(
     kinds = Counter(el.kind for el in els)
     noise = Counter(el.noise_kind for el in els if el.kind == "noise")
     rules = [el for el in els if el.kind == "rule"]
-    bad = [s for s in corpus.sources if s.status != "ok"]
+    quarantined = [s for s in corpus.sources if s.status == "quarantined"]
+    suspect = [s for s in corpus.sources if s.status == "suspect"]
     outputs = []
-    for path in sorted(staging.iterdir()):
-        if path.name in (RUN_JSON,) or not path.is_file():
+    for path in sorted(staging.rglob("*")):
+        name = path.relative_to(staging).as_posix()
+        if name in (RUN_JSON,) or not path.is_file():
             continue
         outputs.append({
-            "file": path.name, "bytes": path.stat().st_size,
-            "sha256": hashes.get(path.name) or package.sha256_of(path),
-            "rows": counts.get(path.name),
+            "file": name, "bytes": path.stat().st_size,
+            "sha256": hashes.get(name) or package.sha256_of(path),
+            "rows": counts.get(name),
         })
     return {
         "pipeline_version": __version__,
         "code_version": code_version(),
         "fingerprint": print_,
         "run": "full",
-        "status": "quarantined" if bad else "ok",
-        "exit_code": 3 if bad else 0,
+        "status": "quarantined" if quarantined else "suspect" if suspect else "ok",
+        "exit_code": 3 if quarantined or suspect else 0,
+        "problems": [line for s in corpus.sources for line in checks.problems(s)],
         "started_at": _now(),
         "duration_seconds": round(time.monotonic() - started, 3),
         "reference": corpus.reference,
         "inputs": [
             {"path": s.path, "source_id": s.source_id, "sha256": s.sha256, "bytes": s.bytes,
-             "status": s.status, "error": s.error}
+             "status": s.status, "error": s.error,
+             "checks": {c.name: {"passed": c.passed, "detail": c.detail} for c in s.checks}}
             for s in corpus.sources
         ],
         "stages": {
             "sources": len(corpus.sources),
             "sources_parsed": corpus.parsed,
             "sources_cached": len(corpus.sources) - corpus.parsed,
-            "sources_quarantined": len(bad),
+            "sources_quarantined": len(quarantined),
+            "sources_suspect": len(suspect),
             "lines_read": sum(s.lines for s in corpus.sources),
             "elements": len(els),
             "elements_by_kind": dict(sorted(kinds.items())),
@@ -170,19 +252,33 @@ def _report(
     }
 
 
-def _read_csv(path: Path) -> list[dict[str, str]]:
+def _read_csv(path: Path, *required: str) -> list[dict[str, str]]:
+    """The rows of a CSV; none when it is missing, damaged, or lacks a ``required`` column."""
     try:
         with path.open(encoding="utf-8", newline="") as fh:
-            return list(csv.DictReader(fh))
-    except OSError:
+            reader = csv.DictReader(fh)
+            if not set(required) <= set(reader.fieldnames or ()):
+                return []
+            return [{k: v or "" for k, v in row.items() if isinstance(k, str)} for row in reader]
+    except (OSError, ValueError, csv.Error):
         return []
 
 
 def changes(old: Path, new: Path, corpus: Corpus) -> str:
-    """``changes.md``: sources and rules that differ from the published run."""
-    old_sources = {r["source_id"]: r["sha256"] for r in _read_csv(old / "sources.csv")}
-    new_sources = {s.source_id: s.sha256 for s in corpus.sources}
-    old_rules, new_rules = _read_csv(old / "rules.csv"), _read_csv(new / "rules.csv")
+    """``changes.md``: sources and rules that differ from the published run.
+
+    A quarantined source is listed as quarantined (with its reason), never as
+    added or changed; one that was quarantined before and is ingested now is added.
+    """
+    old_all = {r["source_id"]: r for r in _read_csv(old / "sources.csv", "source_id", "sha256", "status")}
+    old_sources = {k: r["sha256"] for k, r in old_all.items() if r["status"] == "ok"}
+    new_sources = {s.source_id: s.sha256 for s in corpus.sources if s.status == "ok"}
+    old_quarantined = {k: r["sha256"] for k, r in old_all.items() if r["status"] != "ok"}
+    quarantined = [s.error for s in corpus.sources
+                   if s.status != "ok" and old_quarantined.get(s.source_id) != s.sha256]
+    still = sum(1 for s in corpus.sources if s.status != "ok") - len(quarantined)
+    old_rules = _read_csv(old / "rules.csv", "number", "text")
+    new_rules = _read_csv(new / "rules.csv", "number", "text")
     # Rules are matched by lineage (by number against a dataset published before lineages).
     key = "lineage_id" if old_rules and old_rules[0].get("lineage_id") else "number"
     before = {r[key]: r for r in old_rules}
@@ -199,23 +295,28 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
             moved.append(f"{was['number']} → {row['number']}" + (" (edited)" if change == "moved+edited" else ""))
     removed = [r["number"] for r in before.values()]
     lines = ["# Changes", ""]
-    if not old_sources:
+    first = not old_all
+    if first:
         lines += ["First published run.", ""]
     section = [
         ("Sources added", sorted(set(new_sources) - set(old_sources))),
-        ("Sources removed", sorted(set(old_sources) - set(new_sources))),
+        ("Sources quarantined", quarantined),
+        ("Sources removed", sorted(set(old_all) - {s.source_id for s in corpus.sources})),
         ("Sources changed", sorted(k for k in set(new_sources) & set(old_sources) if new_sources[k] != old_sources[k])),
         ("Rules added", added), ("Rules edited", edited), ("Rules moved", moved), ("Rules removed", removed),
     ]
-    if old_sources and not any(items for _, items in section):
+    if not first and not any(items for _, items in section):
         lines.append("No changes to sources or rules since the previous run.")
+    if still:
+        lines += [f"{still} source{'s' if still > 1 else ''} still quarantined, as in the previous run "
+                  "(`status` and `error` in sources.csv).", ""]
     for title, items in section:
-        if items and (old_sources or title.startswith("Sources")):
+        if items and (not first or title.startswith("Sources")):
             lines += [f"## {title} ({len(items)})", ""]
             lines += [f"- {x}" for x in items[:100]]
             if len(items) > 100:
                 lines.append(f"- … and {len(items) - 100} more")
             lines.append("")
-    if not old_sources:
+    if first:
         lines.append(f"{len(new_rules)} rules in the reference numbering ({corpus.reference}).")
     return "\n".join(lines).rstrip() + "\n"

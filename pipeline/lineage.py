@@ -38,7 +38,7 @@ from functools import lru_cache
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from pipeline.align import folded
+from pipeline.align import SEE_RULE, folded
 from pipeline.canonical import section_of, title_key
 from pipeline.dedupe import normalise_number
 from pipeline.records import Element, Source
@@ -64,6 +64,8 @@ SECTION_BONUS = 5.0
 # Rules left over in the same pair of sections (a rule rewritten in place) pair at this similarity.
 MIN_SAME_SECTION = 50.0
 MAX_IN_PLACE = 4
+# A rule left over under its own number in its own section pairs at this similarity.
+MIN_SAME_NUMBER = 40.0
 # Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
 # keyword actions of 701.x, whose names "cast", "play", "exile" are the words the 2009 rewording changed).
 KEYWORD_SECTIONS = ("502.", "702.")
@@ -110,24 +112,15 @@ class Release:
             elif el.kind == "rule" and el.number_as_written:
                 rules.append(el)
             elif el.kind == "glossary" and el.term.endswith("(Obsolete)"):
-                target = _see_rule(el.text)
+                target = SEE_RULE.search(el.text)
                 if target:
-                    aliases[title_key(el.term.removesuffix("(Obsolete)"))] = target
+                    aliases[title_key(el.term.removesuffix("(Obsolete)"))] = normalise_number(target.group(1))
         numbers = [normalise_number(el.number_as_written) for el in rules]
         return cls(
             source_id, rules, numbers, [folded(el.text) for el in rules],
             [by_line.get(el.parent_line) or section_of(n) for el, n in zip(rules, numbers, strict=True)],
             sections, aliases,
         )
-
-
-def _see_rule(text: str) -> str:
-    """The section a glossary entry points at: "See rule 702.89, ..." -> ``702.89``."""
-    head, sep, tail = text.partition("See rule ")
-    if not sep:
-        return ""
-    number = tail.split(",")[0].split()[0].rstrip(".") if tail.split() else ""
-    return number if number[:3].isdigit() else ""
 
 
 @dataclass
@@ -161,57 +154,74 @@ def align_pair(a: Release, b: Release) -> Step:
     """Match the rules of release ``a`` with those of its successor ``b``."""
     step = Step()
     step.sections = _sections_by_title(a, b)
-    subjects = _subjects(a, b)
+    subjects = Subjects.of(a, b)
     _identical(a, b, step)
     _by_context(a, b, step, subjects)
     _vote_sections(a, b, step)
     _by_context(a, b, step, subjects)
     _leftovers_in_place(a, b, step, subjects)
+    _same_number(a, b, step, subjects)
     _splits_and_merges(a, b, step)
+    _vote_sections(a, b, step)
     return step
 
 
-def _subjects(a: Release, b: Release) -> frozenset[str]:
-    """Keyword names (one-word titles of the keyword sections, 502.x before 2009,
-    702.x after): two wordings that differ in one of these are about
+@dataclass(frozen=True)
+class Subjects:
+    """Keyword names (the titles of the keyword sections, 502.x before 2009, 702.x
+    after): two wordings that each name a keyword the other lacks are about
     different keywords ("Multiple instances of flying ..." is not "Multiple
     instances of banding ..."), however alike the rest is."""
-    return frozenset(
-        t for rel in (a, b) for number, t in rel.sections.items()
-        if t.isalpha() and number.startswith(KEYWORD_SECTIONS)
-    )
 
+    pattern: re.Pattern[str] | None
+    renamed: tuple[tuple[str, str], ...] = ()  # former name -> name (glossary "(Obsolete)" entries)
 
-_WORD = re.compile(r"[a-z]+")
+    @classmethod
+    def of(cls, *releases: Release) -> Subjects:
+        names = {t for rel in releases for number, t in rel.sections.items()
+                 if t and number.startswith(KEYWORD_SECTIONS)}
+        renamed = {old: rel.sections[number] for rel in releases for old, number in rel.aliases.items()
+                   if number in rel.sections}
+        names |= set(renamed)
+        if not names:
+            return cls(None)
+        ordered = sorted(names, key=len, reverse=True)
+        return cls(re.compile(r"\b(?:" + "|".join(re.escape(n) for n in ordered) + r")\b"),
+                   tuple(sorted(renamed.items())))
 
+    def named(self, text: str) -> frozenset[str]:
+        if self.pattern is None:
+            return frozenset()
+        found = _named(self.pattern, text)
+        renamed = dict(self.renamed)
+        return frozenset(renamed.get(n, n) for n in found)
 
-def _same_subject(x: str, y: str, subjects: frozenset[str]) -> bool:
-    """Whether two wordings name the same subjects.
+    def same(self, x: str, y: str) -> bool:
+        """Whether two wordings are about the same keywords (a wording that only
+        adds a mention is still the same rule).
 
-    >>> s = frozenset({"flying", "banding"})
-    >>> _same_subject("instances of flying are redundant", "instances of banding are redundant", s)
-    False
-    >>> _same_subject("flying is evasion", "flying is an evasion ability", s)
-    True
-    """
-    return not (_words(x) ^ _words(y)) & subjects
+        >>> s = Subjects(re.compile(r"\\b(?:bands with other|flying|banding|indestructible)\\b"))
+        >>> s.same("instances of flying are redundant", "instances of banding are redundant")
+        False
+        >>> s.same("it has flying", "it has flying and is indestructible")
+        True
+        """
+        wx, wy = self.named(x), self.named(y)
+        return not (wx - wy and wy - wx)
+
+    def drop_others(self, matrix: np.ndarray, xs: Sequence[str], ys: Sequence[str]) -> np.ndarray:
+        """Zero the pairs of ``matrix`` that are about different keywords."""
+        if self.pattern is None or not matrix.size:
+            return matrix
+        for r, c in np.argwhere(matrix > 0).tolist():
+            if not self.same(xs[r], ys[c]):
+                matrix[r, c] = 0.0
+        return matrix
 
 
 @lru_cache(maxsize=65_536)
-def _words(text: str) -> frozenset[str]:
-    return frozenset(_WORD.findall(text))
-
-
-def _drop_other_subjects(matrix: np.ndarray, xs: Sequence[str], ys: Sequence[str],
-                         subjects: frozenset[str]) -> np.ndarray:
-    """Zero the pairs that name different subjects (see ``_same_subject``)."""
-    if not subjects or not matrix.size:
-        return matrix
-    ids: dict[frozenset[str], int] = {}
-    rows = np.array([ids.setdefault(_words(x) & subjects, len(ids)) for x in xs])
-    cols = np.array([ids.setdefault(_words(y) & subjects, len(ids)) for y in ys])
-    matrix[rows[:, None] != cols[None, :]] = 0.0
-    return matrix
+def _named(pattern: re.Pattern[str], text: str) -> frozenset[str]:
+    return frozenset(pattern.findall(text))
 
 
 def _sections_by_title(a: Release, b: Release) -> dict[str, str]:
@@ -299,7 +309,7 @@ def _gaps(a: Release, b: Release, step: Step) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def _by_context(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
+def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     """Pair what is left, most likely first, one to one. A pair is likely when
     the wordings are close, and closer still when the rule kept its place: in
     the span between the same identical neighbours, in the section its own
@@ -312,7 +322,7 @@ def _by_context(a: Release, b: Release, step: Step, subjects: frozenset[str]) ->
         return
     xs, ys = [a.keys[i] for i in rows], [b.keys[j] for j in cols]
     straight, matrix = similarity(xs, ys, MIN_NEAR)
-    matrix = _drop_other_subjects(matrix, xs, ys, subjects)
+    matrix = subjects.drop_others(matrix, xs, ys)
     lo, hi = _gaps(a, b, step)
     r_idx = np.array(rows)
     c_idx = np.array(cols)
@@ -320,7 +330,8 @@ def _by_context(a: Release, b: Release, step: Step, subjects: frozenset[str]) ->
     known = set(step.sections.values())
     target = np.array([step.sections.get(a.sections_of[i], "\x00") for i in rows], dtype=object)
     b_secs = np.array([b.sections_of[j] for j in cols], dtype=object)
-    new_sec = np.array([sec not in known for sec in b_secs])
+    # In a renumbered document (July 2009) nearly every section is "new": no context.
+    new_sec = np.array([sec not in known for sec in b_secs]) & _numbering_kept(a, b, step)
     in_section = np.equal.outer(target, b_secs).astype(bool) | new_sec[None, :]
     same_number = np.equal.outer(np.array([a.numbers[i] for i in rows], dtype=object),
                                  np.array([b.numbers[j] for j in cols], dtype=object)).astype(bool)
@@ -337,12 +348,12 @@ def _by_context(a: Release, b: Release, step: Step, subjects: frozenset[str]) ->
 
 
 def _best_first(a: Release, b: Release, step: Step, rows: list[int], cols: list[int], cutoff: float,
-                subjects: frozenset[str]) -> None:
+                subjects: Subjects) -> None:
     """Pair ``rows`` with ``cols`` greedily, most similar first, one to one."""
     taken = set(step.pairs.values())
     xs, ys = [a.keys[i] for i in rows], [b.keys[j] for j in cols]
     straight, matrix = similarity(xs, ys, cutoff)
-    matrix = _drop_other_subjects(matrix, xs, ys, subjects)
+    matrix = subjects.drop_others(matrix, xs, ys)
     for r, c in sorted(np.argwhere(matrix > 0).tolist(),
                        key=lambda rc: (-matrix[rc[0], rc[1]], -straight[rc[0], rc[1]], rc[0], rc[1])):
         i, j = rows[r], cols[c]
@@ -351,7 +362,7 @@ def _best_first(a: Release, b: Release, step: Step, rows: list[int], cols: list[
             taken.add(j)
 
 
-def _leftovers_in_place(a: Release, b: Release, step: Step, subjects: frozenset[str]) -> None:
+def _leftovers_in_place(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     """A few rules left over on both sides of a pair of sections are rewritten
     in place (the 2016 turn-structure rewrite): pair them at a lower similarity,
     in any order (rules of a step swap places)."""
@@ -370,14 +381,42 @@ def _leftovers_in_place(a: Release, b: Release, step: Step, subjects: frozenset[
             _best_first(a, b, step, rows, cols, MIN_SAME_SECTION, subjects)
 
 
+def _numbering_kept(a: Release, b: Release, step: Step) -> bool:
+    """Whether most rules paired so far kept their numbers (not so in July 2009)."""
+    kept = sum(a.numbers[i] == b.numbers[j] for i, j in step.pairs.items())
+    return kept * 2 >= len(step.pairs)
+
+
+def _same_number(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
+    """A rule left over under the same number in the same section, still about
+    the same thing, was reworded heavily (a clause cut, a mechanic added): the
+    numbering says it is the same rule, and the looser wording agrees."""
+    if not _numbering_kept(a, b, step):
+        return  # a renumbered document (July 2009): its numbers say nothing
+    taken = set(step.pairs.values())
+    free_b = {b.numbers[j]: j for j in range(len(b.rules)) if j not in taken}
+    for i in range(len(a.rules)):
+        j = free_b.get(a.numbers[i])
+        if i in step.pairs or j is None or j in taken:
+            continue
+        if step.sections.get(a.sections_of[i]) != b.sections_of[j]:
+            continue
+        straight, matrix = similarity([a.keys[i]], [b.keys[j]], MIN_SAME_NUMBER)
+        if matrix[0, 0] and subjects.same(a.keys[i], b.keys[j]):
+            _pair(step, i, j, float(matrix[0, 0]))
+            taken.add(j)
+
+
 def _vote_sections(a: Release, b: Release, step: Step) -> None:
-    """A section its title did not pair goes where most of its paired rules went."""
+    """A section its title did not pair goes where most of its paired (or
+    merged) rules went: Bands with other went into Banding in 2009."""
     votes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     size: dict[str, int] = defaultdict(int)
     for i, sec in enumerate(a.sections_of):
         size[sec] += 1
-        if i in step.pairs:
-            votes[sec][b.sections_of[step.pairs[i]]] += 1
+        j = step.pairs.get(i, step.merged_into.get(i))
+        if j is not None:
+            votes[sec][b.sections_of[j]] += 1
     for sec, count in votes.items():
         if sec in step.sections:
             continue

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pipeline import align, lineage
+from pipeline.align import folded
 from pipeline.canonical import Mapping, title_key
 from pipeline.dedupe import normalise_number
 from pipeline.lineage import Lineage, Lineages, change_of
@@ -57,26 +58,31 @@ def number(
     lines = lineage.follow([(sources[k], cleaned[k]) for k in chain])
     chain_ids = [sources[k].source_id for k in chain]
     reference = chain_ids[-1] if chain_ids else ""
-    ref_chapters = {title_key(el.text): normalise_number(el.number_as_written)
-                    for el in (cleaned[chain[-1]] if chain else ()) if el.kind == "chapter"}
+    newest = Newest.of(cleaned[chain[-1]] if chain else ())
     out_elements: list[list[Element]] = []
     mappings: list[Mapping] = []
     attached: dict[str, str] = {}
     indexes: dict[str, align.RefIndex] = {}
     releases = [(sources[k], cleaned[k]) for k in chain]
     in_chain = set(chain)
+    worded: dict[str, set[str]] = defaultdict(set)
+    for k in chain:
+        for el in cleaned[k]:
+            lid = lines.of_element.get((sources[k].source_id, el.line_start)) if el.kind == "rule" else None
+            if lid:
+                worded[folded(el.text)].add(lid)
     for k, (src, els) in enumerate(zip(sources, cleaned, strict=True)):
         if progress:
             progress("align", k + 1, len(sources))
         if k in in_chain:
-            els, rows = _release(src, els, lines, ref_chapters)
+            els, rows = _release(src, els, lines, newest)
             attached[src.source_id] = src.source_id
         elif src.status == "ok" and chain:
             target = _attach_to(src, els, releases, sources)
             attached[src.source_id] = target
             if target not in indexes:
                 indexes[target] = align.RefIndex.build(cleaned[sources.index(_by_id(sources, target))])
-            els, rows = _through(src, els, target, indexes[target], lines, ref_chapters)
+            els, rows = _through(src, els, target, indexes[target], lines, newest, worded)
         else:
             rows = [Mapping(src.source_id, el.number_as_written, el.text if el.kind == "section" else "", "",
                             "unmapped", 0.0, "no official release in the run")
@@ -105,7 +111,26 @@ def _attach_to(src: Source, els: Sequence[Element], releases: list[tuple[Source,
     return same_era[-1] if same_era else releases[-1][0].source_id
 
 
-def _release(src: Source, els: Sequence[Element], lines: Lineages, chapters: dict[str, str]
+@dataclass(frozen=True)
+class Newest:
+    """What the newest release says about titles: its chapters, and its glossary
+    notes on former keywords ("Imprint ... is now an ability word")."""
+
+    chapters: dict[str, str]
+    notes: dict[str, str]
+
+    @classmethod
+    def of(cls, elements: Sequence[Element]) -> Newest:
+        return cls(
+            {title_key(el.text): normalise_number(el.number_as_written) for el in elements if el.kind == "chapter"},
+            {title_key(el.term.removesuffix("(Obsolete)")): el.text for el in elements if el.kind == "glossary"},
+        )
+
+    def chapter(self, el: Element) -> str:
+        return self.chapters.get(title_key(el.text), "")
+
+
+def _release(src: Source, els: Sequence[Element], lines: Lineages, newest: Newest
              ) -> tuple[list[Element], list[Mapping]]:
     """A chain release: each rule's lineage, each section's chain."""
     out, rows = [], []
@@ -113,20 +138,21 @@ def _release(src: Source, els: Sequence[Element], lines: Lineages, chapters: dic
         if el.kind == "rule" and el.number_as_written:
             lid = lines.of_element.get((src.source_id, el.line_start), "")
             current = lines.lineages[lid].canonical_number if lid else ""
-            rows.append(_row(el, lid, current, lines, src.source_id, lines.score.get((src.source_id, el.line_start))))
+            rows.append(_row(el, lid, current, lines, src.source_id, lines.score.get((src.source_id, el.line_start)),
+                             newest=newest))
             el = evolve(el, canonical_number=current)
         elif el.kind == "section" and el.number_as_written:
             current = lines.sections.get((src.source_id, normalise_number(el.number_as_written)), "")
-            rows.append(_row(el, "", current, lines, src.source_id, 100.0 if current else 0.0))
+            rows.append(_row(el, "", current, lines, src.source_id, 100.0 if current else 0.0, newest=newest))
             el = evolve(el, canonical_number=current)
         elif el.kind == "chapter":
-            el = evolve(el, canonical_number=chapters.get(title_key(el.text), ""))
+            el = evolve(el, canonical_number=newest.chapter(el))
         out.append(el)
     return out, rows
 
 
 def _row(el: Element, lid: str, current: str, lines: Lineages, release: str, score: float | None,
-         method: str = "") -> Mapping:
+         method: str = "", newest: Newest | None = None) -> Mapping:
     title = el.text if el.kind == "section" else ""
     written = normalise_number(el.number_as_written)
     if current:
@@ -138,15 +164,20 @@ def _row(el: Element, lid: str, current: str, lines: Lineages, release: str, sco
         reason = f"lineage {lid} ended: {how} in {line.ended_in}"
     elif el.kind == "section":
         reason = f"section {written} of {release} has no successor in the newest release"
+        note = newest.notes.get(title_key(el.text)) if newest else None
+        if note:
+            reason += f"; the newest glossary says: {note}"
     else:
         reason = f"no lineage for {written} in {release}"
     return Mapping(el.source_id, el.number_as_written, title, "", "unmapped", 0.0, reason, lid)
 
 
 def _through(src: Source, els: Sequence[Element], target: str, index: align.RefIndex, lines: Lineages,
-             chapters: dict[str, str]) -> tuple[list[Element], list[Mapping]]:
+             newest: Newest, worded: dict[str, set[str]]) -> tuple[list[Element], list[Mapping]]:
     """A source that is not a chain release, aligned with ``target`` and mapped
-    through that release's lineages."""
+    through that release's lineages; a rule ``target`` lacks, worded exactly as
+    one lineage of another release (``worded``: folded wording -> lineages), is
+    that lineage's."""
     aligned, found = align.align(els, index, False)
     by_written = {(m.number_as_written, m.title if not m.number_as_written else ""): m for m in found}
     out, rows = [], []
@@ -154,12 +185,18 @@ def _through(src: Source, els: Sequence[Element], target: str, index: align.RefI
         there = el.canonical_number  # the number in the target release
         if el.kind == "rule":
             lid, current = lines.current(target, there) if there else ("", "")
+            m = by_written.get((el.number_as_written, ""))
+            if not lid and len(worded.get(folded(el.text), ())) == 1:
+                # A source of mixed eras: this wording is another release's, word for word.
+                (lid,) = worded[folded(el.text)]
+                current, there = lines.lineages[lid].canonical_number, lines.lineages[lid].last_number
+                m = Mapping(src.source_id, el.number_as_written, "", "", "text", 100.0)
             if lid:
                 lines.of_element[src.source_id, el.line_start] = lid
-            m = by_written.get((el.number_as_written, ""))
             if m is not None:
                 if there:
-                    row = _row(el, lid, current, lines, target, m.score, "" if m.method == "same" else m.method)
+                    row = _row(el, lid, current, lines, target, m.score, "" if m.method == "same" else m.method,
+                               newest)
                 else:
                     row = replace(m, reason=m.reason or f"no rule of {target} has this wording")
                 rows.append(row)
@@ -168,13 +205,13 @@ def _through(src: Source, els: Sequence[Element], target: str, index: align.RefI
             current = lines.sections.get((target, there), "") if there else ""
             m = by_written.get((el.number_as_written, el.text if not el.number_as_written else ""))
             if m is not None:
-                rows.append(_row(el, "", current, lines, target, m.score, "" if m.method == "same" else m.method)
-                            if there else m)
+                rows.append(_row(el, "", current, lines, target, m.score, "" if m.method == "same" else m.method,
+                                 newest) if there else m)
             el = evolve(el, canonical_number=current)
         elif el.kind == "prose" and there:
             el = evolve(el, canonical_number=lines.current(target, there)[1])
         elif el.kind == "chapter":
-            el = evolve(el, canonical_number=chapters.get(title_key(el.text), ""))
+            el = evolve(el, canonical_number=newest.chapter(el))
         out.append(el)
     return out, rows
 

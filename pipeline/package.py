@@ -1,8 +1,9 @@
 """Self-description of ``out/``: a Frictionless Data Package and the rules.json schema.
 
-``datapackage.json`` lists every CSV with its field types, primary and foreign
-keys, byte size and sha256; ``rules.schema.json`` (JSON Schema 2020-12) ships
-in ``pipeline/data`` and is copied beside ``rules.json``.
+``datapackage.json`` lists every CSV with its field types and meanings,
+primary and foreign keys, byte size and sha256, then the Parquet copy of each
+(same fields; its foreign keys are the CSV's); ``rules.schema.json`` (JSON
+Schema 2020-12) ships in ``pipeline/data`` and is copied beside ``rules.json``.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from typing import Any
 import fastjsonschema
 from jsonschema import Draft202012Validator
 
-from pipeline import __version__
-from pipeline.tables import TABLES
+from pipeline import __version__, numbers, parquet
+from pipeline.tables import TABLES, Table
 
 SCHEMA_NAME = "rules.schema.json"
 
@@ -31,6 +32,8 @@ class InvalidOutput(ValueError):
 def rules_schema() -> dict[str, Any]:
     text = resources.files("pipeline").joinpath(f"data/{SCHEMA_NAME}").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
+    # Numbers have one definition, the grammar's (pipeline.numbers).
+    schema["$defs"]["number"]["pattern"] = numbers.CANONICAL
     Draft202012Validator.check_schema(schema)
     return schema
 
@@ -61,17 +64,38 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _schema(table: Table) -> dict[str, Any]:
+    schema: dict[str, Any] = {
+        "fields": [{"name": c, "type": table.type_of(c), "description": table.meaning(c)} for c in table.columns],
+        "missingValues": [""],
+    }
+    if table.primary_key:
+        schema["primaryKey"] = list(table.primary_key)
+    return schema
+
+
+def _parquet_resource(out: Path, table: Table) -> dict[str, Any]:
+    """The Parquet copy of a table. No ``bytes``: Frictionless cannot count a Parquet
+    file's bytes and would report every one as wrong; the sha256 is there."""
+    path = parquet.path_of(out, table)
+    return {
+        "name": f"{table.name}-parquet",
+        "path": path.relative_to(out).as_posix(),
+        "profile": "tabular-data-resource",
+        "description": f"{table.description} A Parquet copy of {table.name}.csv.",
+        "format": "parquet",
+        "mediatype": "application/vnd.apache.parquet",
+        "hash": "sha256:" + sha256_of(path),
+        "schema": _schema(table),
+    }
+
+
 def datapackage(out: Path) -> dict[str, Any]:
-    """The Data Package descriptor for the CSVs already written in ``out``."""
+    """The Data Package descriptor for the CSVs (and their Parquet copies) already written in ``out``."""
     resources_ = []
     for table in TABLES:
         path = out / f"{table.name}.csv"
-        schema: dict[str, Any] = {
-            "fields": [{"name": c, "type": table.type_of(c)} for c in table.columns],
-            "missingValues": [""],
-        }
-        if table.primary_key:
-            schema["primaryKey"] = list(table.primary_key)
+        schema = _schema(table)
         if table.foreign_keys:
             schema["foreignKeys"] = [
                 {"fields": col, "reference": {"resource": "" if ref == table.name else ref, "fields": ref_col}}
@@ -90,20 +114,22 @@ def datapackage(out: Path) -> dict[str, Any]:
             "dialect": {"delimiter": ",", "lineTerminator": "\n", "quoteChar": '"', "header": True},
             "schema": schema,
         })
+    resources_ += [_parquet_resource(out, t) for t in TABLES if parquet.path_of(out, t).exists()]
     return {
         "profile": "tabular-data-package",
         "name": "mtg-comprehensive-rules",
         "title": "Magic: The Gathering Comprehensive Rules and FAQs, canonical",
         "version": __version__,
         "description": "Every rule of every ingested source mapped to the current numbering. "
-                       "See CONTRACT.md for the meaning of each column.",
+                       "The meaning of each table and column is the contract in docs/CONTRACT.md "
+                       "of the rules-pipeline repository; each field's description gives it in short.",
         "resources": resources_,
     }
 
 
 def write(out: Path) -> dict[str, str]:
     """Write ``datapackage.json`` and the rules.json schema into ``out``; returns
-    the sha256 of each CSV it described, so that nobody hashes them again."""
+    the sha256 of each file it described, so that nobody hashes them again."""
     descriptor = datapackage(out)
     (out / "datapackage.json").write_text(json.dumps(descriptor, ensure_ascii=False, indent=1) + "\n",
                                           encoding="utf-8")

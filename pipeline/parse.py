@@ -1,15 +1,15 @@
-"""Text to paragraphs of typed lines, with the Lark grammar in ``grammars/dump.lark``.
+"""Text to typed lines, with the Lark grammar in ``grammars/dump.lark``.
 
-The grammar only says what each line looks like and which lines stand together
-without a blank line between them; ``pipeline.assemble`` gives them meaning.
+The grammar only says what each line looks like on its own; blank lines carry
+no meaning and are skipped. ``pipeline.assemble`` decides what the lines mean.
 
 Two ways to run it, with the same result (a property test holds them equal):
 ``parse_with_lark`` is Lark's LALR parser on the grammar; ``parse``, the hot
 path, compiles the grammar's line terminals into one regular expression, in
 the order and with the priorities Lark's own lexer uses, and applies it line by
-line. The grammar is line-oriented (each line is one token, blank lines
-separate paragraphs), so that is the whole of what the parser does, and it
-runs about ten times faster than feeding every token through the LALR machine.
+line. The grammar is line-oriented (each line is one token), so that is the
+whole of what the parser does, and it runs about ten times faster than feeding
+every token through the LALR machine.
 """
 
 from __future__ import annotations
@@ -36,9 +36,6 @@ class Line:
     text: str
 
 
-Paragraph = tuple[Line, ...]
-
-
 class ParseError(ValueError):
     """A source could not be parsed; names the file, line and column."""
 
@@ -47,75 +44,75 @@ class ParseError(ValueError):
         self.source, self.line, self.column, self.context = source, line, column, context
 
 
-class _ToParagraphs(Transformer[Token, list[Paragraph]]):
-    """Reshape the tree into tuples of Line; no decisions are made here."""
+class _ToLines(Transformer[Token, list[Line]]):
+    """Reshape the tree into a list of Line; no decisions are made here."""
 
-    def start(self, children: list[Paragraph]) -> list[Paragraph]:
-        return children
-
-    def paragraph(self, tokens: list[Token]) -> Paragraph:
-        return tuple(Line(t.type, (t.line or 0) - _SHIFT, str(t)) for t in tokens)
+    def start(self, tokens: list[Token]) -> list[Line]:
+        return [Line(t.type, (t.line or 0) - _SHIFT, str(t)) for t in tokens]
 
 
 @lru_cache(maxsize=1)
 def parser() -> Lark:
-    """The LALR parser, built once per process (and cached on disk by Lark)."""
+    """The LALR parser, built once per process (and cached on disk by Lark).
+
+    ``number`` is a second start symbol: it keeps the number-shape terminals
+    that ``pipeline.numbers`` reads."""
     return Lark.open(
         "../grammars/dump.lark",
         rel_to=__file__,
         parser="lalr",
         lexer="contextual",
-        transformer=_ToParagraphs(),
+        start=["start", "number"],
+        transformer=_ToLines(),
         propagate_positions=True,
         cache=True,
     )
+
+
+def line_terminals() -> list[str]:
+    """Names of the terminals a line can be, in the grammar's ``line`` rule."""
+    return sorted({sym.name for r in parser().rules if r.origin.name == "line" for sym in r.expansion})
 
 
 @lru_cache(maxsize=1)
 def line_pattern() -> re.Pattern[str]:
     """The grammar's line terminals as one pattern, tried in Lark's lexer order."""
     lark = parser()
-    terminals = [t for t in lark.terminals if not t.name.startswith("_")]
+    names = set(line_terminals())
+    terminals = [t for t in lark.terminals if t.name in names]
     terminals.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
     alternatives = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals)
     return re.compile(alternatives, lark.lexer_conf.g_regex_flags)
 
 
 def _blank(line: str) -> bool:
-    """A blank line, as the grammar's ``_BREAK`` defines it (spaces, tabs, FF, VT)."""
+    """A blank line, as the grammar's ``_EOL`` defines it (spaces, tabs, FF, VT)."""
     return not line.strip(" \t\f\v")
 
 
-def parse(text: str, source: str = "<text>") -> list[Paragraph]:
-    """Split ``text`` (``\\n`` line ends) into paragraphs of typed lines."""
+def parse(text: str, source: str = "<text>") -> list[Line]:
+    """Type every non-blank line of ``text`` (``\\n`` line ends)."""
     match = line_pattern().match
     padded = text + "\n"
-    paragraphs: list[Paragraph] = []
-    current: list[Line] = []
+    lines: list[Line] = []
     pos = 0
     for lineno, line in enumerate(text.split("\n"), 1):
         end = pos + len(line)
-        if _blank(line):
-            if current:
-                paragraphs.append(tuple(current))
-                current = []
-        else:
+        if not _blank(line):
             m = match(padded, pos, end + 1)
             if m is None or m.end() != end:
                 raise ParseError(source, lineno, 1 + (m.end() - pos if m else 0), line[:40])
-            current.append(Line(m.lastgroup or "", lineno, line))
+            lines.append(Line(m.lastgroup or "", lineno, line))
         pos = end + 1
-    if current:
-        paragraphs.append(tuple(current))
-    return paragraphs
+    return lines
 
 
-def parse_with_lark(text: str, source: str = "<text>") -> list[Paragraph]:
+def parse_with_lark(text: str, source: str = "<text>") -> list[Line]:
     """The same as ``parse``, by Lark's LALR parser: the reference implementation."""
+    padded = _PAD + text + _PAD
     try:
-        result = cast(list[Paragraph], parser().parse(_PAD + text + _PAD))
+        result = cast(list[Line], parser().parse(padded, start="start"))
     except UnexpectedInput as exc:
         line = max(1, exc.line - _SHIFT)
-        padded = _PAD + text + _PAD
         raise ParseError(source, line, exc.column, exc.get_context(padded, 40).strip()) from exc
     return result

@@ -5,6 +5,13 @@ staging folder beside ``out/``, validates it, and only then exchanges the two
 folders in one atomic ``renameat2(RENAME_EXCHANGE)``. A run that fails or is
 killed before that leaves ``out/`` exactly as it was; the leftover staging
 folder is removed by the next run.
+
+The output folder is the pipeline's own: each published folder carries a
+marker file (``MARKER``) listing the names the pipeline wrote in it. A run
+refuses to publish over a non-empty folder without the marker, or one holding
+anything the marker does not list, so nothing the pipeline did not write is
+ever deleted. ``check_folders`` refuses an output folder that overlaps the
+input folder (outputs would become inputs, or publishing would delete inputs).
 """
 
 from __future__ import annotations
@@ -13,9 +20,11 @@ import ctypes
 import ctypes.util
 import errno
 import fcntl
+import json
 import os
+import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,8 +32,105 @@ _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
 
+MARKER = ".rules-pipeline"
+_MARKER_HEAD = "rules-pipeline output folder"
+_SQLITE_SIDE_FILES = ("-journal", "-wal", "-shm")  # what SQLite leaves beside a database it opened
+
+
 class Busy(RuntimeError):
     """Another run holds the lock on this output folder."""
+
+
+class ForeignOutput(RuntimeError):
+    """The output folder holds files this pipeline did not write."""
+
+
+class Overlap(ValueError):
+    """The input and output folders overlap."""
+
+
+def marker_text(names: Iterable[str]) -> str:
+    """The marker's contents: what it is, then every name the pipeline wrote, one a line."""
+    listed = sorted(set(names) | {MARKER})
+    return (
+        f"{_MARKER_HEAD}: written by rules-pipeline and replaced whole by every run.\n"
+        "Keep nothing else here: a run refuses to publish over a name not listed below.\n\n"
+        + "".join(f"{name}\n" for name in listed)
+    )
+
+
+def owned_names(out: Path) -> set[str] | None:
+    """The names the pipeline wrote in ``out``, from its marker (or, for a folder
+    published before the marker existed, from its ``run.json``); None when
+    ``out`` does not carry either."""
+    try:
+        text = (out / MARKER).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        text = ""
+    if text.startswith(_MARKER_HEAD):
+        _, _, listing = text.partition("\n\n")
+        return {line for line in listing.splitlines() if line} | {MARKER}
+    try:
+        report = json.loads((out / "run.json").read_text(encoding="utf-8"))
+        names = {o["file"] for o in report["outputs"]} if "pipeline_version" in report else None
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    if names is None or not all(isinstance(n, str) for n in names):
+        return None
+    return names | {"run.json"}
+
+
+def check_owned(out: Path) -> None:
+    """Raise ForeignOutput unless ``out`` is missing, empty, or holds only what
+    the pipeline wrote there (see the module docstring)."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise ForeignOutput(f"--out {out} is not a folder: refusing to replace it")
+    try:
+        entries = sorted(entry.name for entry in out.iterdir())
+    except OSError as exc:
+        raise ForeignOutput(f"--out {out} cannot be listed ({exc.strerror}): refusing to replace it") from None
+    if not entries:
+        return
+    owned = owned_names(out)
+    if owned is None:
+        raise ForeignOutput(
+            f"--out {out} is not empty and was not written by this pipeline (it has no {MARKER}): "
+            "nothing published; choose a new or empty folder"
+        )
+    foreign = [n for n in entries if n not in owned and not sqlite_side_file(n, owned)]
+    if foreign:
+        more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
+        raise ForeignOutput(
+            f"--out {out} holds {foreign[0]!r}{more}, which the pipeline did not write: nothing published; "
+            "move it elsewhere or choose another folder"
+        )
+
+
+def sqlite_side_file(name: str, owned: set[str]) -> bool:
+    """A file SQLite keeps beside a database of ``owned`` that someone opened."""
+    return any(name.endswith(end) and name[: -len(end)] in owned for end in _SQLITE_SIDE_FILES)
+
+
+def check_folders(raw: Path, out: Path, cache: Path | None = None) -> None:
+    """Raise Overlap when the output (or the cache) would be read as input, or
+    publishing would replace the inputs. Reads no input file."""
+    real_raw, real_out = raw.resolve(), out.resolve()
+    if real_out == real_raw:
+        raise Overlap(f"--out {out} is the input folder --raw {raw}: publishing would replace the inputs")
+    if real_out.is_relative_to(real_raw):
+        raise Overlap(f"--out {out} is inside --raw {raw}: the outputs would be read as inputs by the next run")
+    if real_raw.is_relative_to(real_out):
+        raise Overlap(f"--raw {raw} is inside --out {out}: publishing would replace the inputs")
+    if cache is not None:
+        real_cache = cache.resolve()
+        if real_cache.is_relative_to(real_raw):
+            raise Overlap(f"--cache-dir {cache} is inside --raw {raw}: the cache would be read as input")
+        if real_cache.is_relative_to(real_out):
+            raise Overlap(f"--cache-dir {cache} is inside --out {out}: publishing would delete it")
+    if (raw / MARKER).is_file() or ((raw / "run.json").is_file() and owned_names(raw) is not None):
+        raise Overlap(f"--raw {raw} is a folder this pipeline published: outputs are never read as inputs")
 
 
 @contextmanager
@@ -54,7 +160,7 @@ def staging_dir(out: Path) -> Path:
     """A fresh staging folder beside ``out`` (same file system, so the swap is a rename)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     recover(out)
-    for stale in out.parent.glob(f".{out.name}.staging-*"):
+    for stale in leftovers(out, "staging"):
         shutil.rmtree(stale, ignore_errors=True)
     path = out.parent / f".{out.name}.staging-{os.getpid()}"
     path.mkdir()
@@ -63,12 +169,18 @@ def staging_dir(out: Path) -> Path:
 
 def recover(out: Path) -> None:
     """Finish or undo a swap that a killed run left half done (rename fallback only)."""
-    olds = sorted(out.parent.glob(f".{out.name}.old-*"))
+    olds = sorted(leftovers(out, "old"))
     if olds and not out.exists():
         os.replace(olds[-1], out)
         olds = olds[:-1]
     for old in olds:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def leftovers(out: Path, kind: str) -> list[Path]:
+    """The ``.<out>.staging-<pid>`` or ``.<out>.old-<pid>`` folders a run made beside ``out``."""
+    pattern = re.compile(re.escape(f".{out.name}.{kind}-") + r"[0-9]+")
+    return [p for p in out.parent.glob(f".{out.name}.{kind}-*") if pattern.fullmatch(p.name)]
 
 
 def _exchange(a: Path, b: Path) -> bool:

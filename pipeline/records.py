@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipeline.checks import Check
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +61,11 @@ def evolve(el: Element, **changes: Any) -> Element:
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """One raw file and what reading it found: one row of ``sources.csv``."""
+    """One raw file and what reading it found: one row of ``sources.csv``.
+
+    ``status`` is ``ok``, ``suspect`` (read, but a self-check failed: see
+    ``checks`` and ``error``) or ``quarantined`` (not read: ``error`` says why).
+    """
 
     source_id: str
     path: str
@@ -76,3 +83,4 @@ class Source:
     numbering_like: str = ""
     flags: tuple[str, ...] = ()
     line_counts: dict[str, int] = field(default_factory=dict)
+    checks: tuple[Check, ...] = ()

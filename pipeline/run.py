@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import stat
 import time
 from collections import Counter
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pipeline import canonical, clean, dedupe, describe, noise, numbering
+from pipeline import canonical, checks, clean, dedupe, describe, noise, numbering
 from pipeline.assemble import assemble
 from pipeline.cache import SourceCache
 from pipeline.decode import DecodeError, decode, sniff_binary
@@ -97,21 +98,32 @@ def source_id(path: Path) -> str:
 
 
 def source_ids(paths: Sequence[Path], raw: Path) -> list[str]:
-    """Source ids, unique: a name that repeats in another folder gets its path.
+    """Source ids, unique by construction and a function of the paths alone.
+
+    A file's id is its name without extension. When several files share that
+    name (a copy in a sub-folder, ``a.txt`` beside ``a.json``), the one nearest
+    the top of ``raw`` (then first by path) keeps it, so adding a copy deeper
+    down never renames a source; each other takes its path relative to ``raw``,
+    extension included (``./`` in front at the top level). A name without
+    extension never contains ``/``, and paths are unique, so no two ids collide.
 
     >>> source_ids([Path("r/a.txt"), Path("r/x/a.txt"), Path("r/b.txt")], Path("r"))
-    ['a', 'x__a', 'b']
+    ['a', 'x/a.txt', 'b']
+    >>> source_ids([Path("r/archive/cr-1.txt"), Path("r/cr-1.txt"), Path("r/cr-1.json")], Path("r"))
+    ['archive/cr-1.txt', './cr-1.txt', 'cr-1']
     """
-    ids = [source_id(p) for p in paths]
-    seen: set[str] = set()
-    out = []
-    for path, sid in zip(paths, ids, strict=True):
-        if sid in seen:
-            rel = path.relative_to(raw)
-            sid = "__".join((*rel.parent.parts, source_id(rel)))
-        seen.add(sid)
-        out.append(sid)
-    return out
+    rels = [p.relative_to(raw) for p in paths]
+    groups: dict[str, list[int]] = {}
+    for i, rel in enumerate(rels):
+        groups.setdefault(source_id(rel), []).append(i)
+    ids = [""] * len(paths)
+    for stem, members in groups.items():
+        members.sort(key=lambda i: (len(rels[i].parts), rels[i].as_posix()))
+        ids[members[0]] = stem
+        for i in members[1:]:
+            posix = rels[i].as_posix()
+            ids[i] = posix if "/" in posix else f"./{posix}"
+    return ids
 
 
 def _file_type(mode: int) -> str:
@@ -143,7 +155,7 @@ def read_source(
     except Quarantine as exc:
         return Source(sid, rel, "", 0, status="quarantined", error=f"{rel}: {exc}"), [], {}
     base = Source(sid, rel, hashlib.sha256(data).hexdigest(), len(data))
-    key = cache.key(base.sha256, rel, settings.limits()) if cache else ""
+    key = cache.key(base.sha256, rel, sid, settings.limits()) if cache else ""
     if cache:
         hit = cache.get(key)
         if hit is not None:
@@ -181,11 +193,12 @@ def _ingest(
     decoded = decode(data)
     t1 = time.perf_counter()
     seconds["decode"] = t1 - t0
-    lines = decoded.text.split("\n")
-    for i, line in enumerate(lines, 1):
+    text_lines = decoded.text.split("\n")
+    for i, line in enumerate(text_lines, 1):
         if len(line) > settings.max_line_chars:
             raise Quarantine(f"line {i}: {len(line)} characters, over the limit of {settings.max_line_chars}")
-    elements = assemble(base.source_id, parse(decoded.text, base.path))
+    lines = parse(decoded.text, base.path)
+    elements = assemble(base.source_id, lines)
     seconds["parse"] = time.perf_counter() - t1
     if decoded.line_flags:
         elements = _flag_lines(elements, decoded.line_flags)
@@ -202,12 +215,12 @@ def _ingest(
         format=fmt,
         effective_date=date,
         era=describe.era(elements, date),
-        lines=len(lines) - (1 if lines and lines[-1] == "" else 0),
+        lines=len(text_lines) - (1 if text_lines and text_lines[-1] == "" else 0),
         flags=tuple(dict.fromkeys(
             (("empty",) if not elements else ()) + tuple(f for _, f in decoded.line_flags)
         )),
     )
-    return src, elements
+    return checks.judge(src, checks.source_checks(lines, elements)), elements
 
 
 def _read_all(
@@ -222,12 +235,24 @@ def _read_all(
             if progress:
                 progress("read", len(results), len(paths))
         return results
-    with ProcessPoolExecutor(max_workers=settings.jobs) as pool:
+    with ProcessPoolExecutor(max_workers=settings.jobs, initializer=_leave_signals_to_parent) as pool:
         futures = [pool.submit(read_source, *a) for a in args]
-        for done, _ in enumerate(as_completed(futures), 1):
-            if progress:
-                progress("read", done, len(paths))
+        try:
+            for done, _ in enumerate(as_completed(futures), 1):
+                if progress:
+                    progress("read", done, len(paths))
+        except BaseException:
+            # Ctrl-C: drop the queued files instead of waiting for all of them.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
         return [f.result() for f in futures]
+
+
+def _leave_signals_to_parent() -> None:
+    """In a worker: Ctrl-C and SIGTERM are the parent's to handle; a worker that
+    took them would die with a traceback of its own and break the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def flag_truncation(src: Source, elements: list[Element]) -> tuple[Source, list[Element]]:
@@ -247,6 +272,22 @@ def flag_truncation(src: Source, elements: list[Element]) -> tuple[Source, list[
         elements[content[-1]] = replace(last, flags=last.flags + ("truncated",))
         src = replace(src, flags=src.flags + ("truncated",))
     return src, elements
+
+
+def release_checks(sources: list[Source], per_source: Sequence[list[Element]]) -> list[Source]:
+    """Each whole release's rule count against the others' (``checks.release_checks``)."""
+    releases = [
+        (src, sum(1 for el in els if el.kind == "rule"))
+        for src, els in zip(sources, per_source, strict=True)
+        if src.format == "cr_document" and src.status != "quarantined"
+    ]
+    found = checks.release_checks(releases)
+    out = []
+    for src in sources:
+        kept = tuple(c for c in src.checks if c.name != "rule_count")
+        extra = (found[src.source_id],) if src.source_id in found else ()
+        out.append(checks.judge(src, kept + extra) if src.status != "quarantined" else src)
+    return out
 
 
 def build(
@@ -278,6 +319,7 @@ def build(
                 counts[el.kind] += el.line_end - el.line_start + 1
             sources[i] = replace(sources[i], line_counts=dict(counts))
             cleaned.append(els)
+        sources = release_checks(sources, cleaned)
     with clock("align"):
         numbered = numbering.number(sources, cleaned, progress)
         sources = [replace(s, numbering_like=numbered.attached.get(s.source_id, "")) for s in sources]

@@ -1,7 +1,9 @@
-"""The output contract in one place: every table, its columns, their types and keys.
+"""The output contract in one place: every table, its columns, their types, keys and meanings.
 
 ``emit`` writes the CSVs in this column order, ``package`` describes them as a
-Frictionless Data Package, and ``database`` builds SQLite tables from them.
+Frictionless Data Package (with each column's meaning from ``MEANINGS``),
+``parquet`` copies them, and ``database`` builds SQLite tables from them.
+``docs/CONTRACT.md`` is the contract in prose; a test keeps the two in step.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ class Table:
     def type_of(self, column: str) -> str:
         return "integer" if column in INTEGER else "number" if column in NUMBER else "string"
 
+    def meaning(self, column: str) -> str:
+        """What ``column`` holds in this table (docs/CONTRACT.md), for ``datapackage.json``."""
+        return MEANINGS.get(f"{self.name}.{column}") or MEANINGS.get(column, "")
+
 
 ELEMENT_COLUMNS = (
     "element_id", "source_id", "line_start", "line_end", "kind", "number_as_written", "canonical_number",
@@ -41,8 +47,9 @@ TABLES: tuple[Table, ...] = (
     Table("sources", (
         "source_id", "path", "sha256", "bytes", "encoding", "newline", "format", "effective_date", "era",
         "lines", "status", "error", "encoding_evidence", "numbering_like", "flags",
-        *[f"lines_{k}" for k in KINDS],
-    ), ("source_id",), description="One row per raw file: how it was read and whether it was ingested."),
+        *[f"lines_{k}" for k in KINDS], "checks",
+    ), ("source_id",), description="One row per raw file: how it was read, whether it was ingested "
+                                   "(ok, suspect, quarantined) and its self-checks."),
     Table("elements", ELEMENT_COLUMNS, ("element_id",), _ELEMENT_FKS,
           ("source_id", "kind", "canonical_number"),
           "The ledger: every element of every source; spans cover every non-blank line once."),
@@ -83,3 +90,91 @@ TABLES: tuple[Table, ...] = (
 )
 
 BY_NAME = {t.name: t for t in TABLES}
+
+# Each column's meaning, as docs/CONTRACT.md gives it: by column name, or by
+# "table.column" where one name means different things in different tables.
+# Columns of tables still to come (lineages) are here too, so they arrive described.
+MEANINGS: dict[str, str] = {
+    # the ledger and the columns every table shares
+    "element_id": "Stable id of an element: source id and first line, e.g. 001_a2791e0f90a089aa:L123.",
+    "source_id": "The raw file's name without extension.",
+    "line_start": "First line of the span in the source (1-based, universal newlines).",
+    "line_end": "Last line of the span in the source (1-based, universal newlines).",
+    "kind": "chapter, section, rule, example, glossary, qa, prose (an unnumbered paragraph), "
+            "front_matter (title, date line, introduction, contents, credits) or noise.",
+    "number_as_written": "The rule or section number exactly as the source wrote it (502.32, 702.2b); "
+                         "empty when unnumbered.",
+    "canonical_number": "The number in the reference numbering (the newest official release); empty if unmapped.",
+    "parent_id": "The element this one belongs to (an example's rule, a rule's section, a Q&A's section).",
+    "text_raw": "The element's text as decoded, before cleanup.",
+    "text": "The cleaned body, without its number.",
+    "duplicate_of": "element_id of the first identical element (after cleanup); empty if none.",
+    "noise_kind": "For noise: epigraph, vim_filler, page_chrome or another named kind.",
+    "question": "The question of a Q&A.",
+    "answer": "The answer of a Q&A.",
+    "term": "The glossary term (its definition is text).",
+    "flags": "What cleanup or decoding noticed or changed, ;-separated (truncated, number_repaired, "
+             "words_split, encoding_fixed, ...).",
+    # sources
+    "path": "The raw file's path under the raw folder.",
+    "sha256": "SHA-256 of the raw file's bytes.",
+    "bytes": "Size of the raw file in bytes.",
+    "encoding": "The encoding the file was decoded from.",
+    "encoding_evidence": "Why that encoding was chosen (a BOM, a score, the accented card names it decoded).",
+    "newline": "Line-ending style: LF, CRLF, CR, or mixed(...) with the count of each.",
+    "format": "cr_document, cr_numbered, cr_legacy, faq, web or unknown.",
+    "effective_date": "The date the document states (These rules are effective as of ...); empty if none.",
+    "era": "The wording era its text shows (pre-2009, 2009-2018, 2018-2021, 2021+); dates an undated source.",
+    "lines": "Lines in the decoded source.",
+    "status": "ok, or quarantined (the reason is in error).",
+    "error": "Why the file was quarantined, naming the file and, where it applies, the line.",
+    "numbering_like": "The release whose numbering this source shares (a release shares its own).",
+    "sources.flags": "What decoding noticed or repaired in the file, ;-separated.",
+    # sections and rules
+    "number": "The number in the reference numbering.",
+    "title": "The section's title in the reference.",
+    "chapter": "The chapter (first digit) of the section.",
+    "rules": "Rules of the reference in this section.",
+    "qa": "Q&A entries attached to this section.",
+    "sources": "Sources with an element mapped to this number, ;-separated.",
+    "section": "The section (canonical number) it belongs to.",
+    "rules.text": "The rule's wording in the newest source that has it (the reference).",
+    "variants": "Distinct wordings of this rule across all sources.",
+    # renumber_map
+    "renumber_map.title": "Section title, for a section seen without a number; else empty.",
+    "method": "How the number was found: same (already canonical), lineage (followed release by release), "
+              "title (section aligned by keyword title), text (rule aligned by wording), "
+              "xref (from the source's own cross-references) or unmapped.",
+    "score": "Match score of the alignment, 0-100.",
+    "reason": "Why a number is unmapped.",
+    "lineage_id": "The lineage (one rule followed through the releases) this row belongs to; see lineages.csv.",
+    # qa
+    "qa_id": "element_id of the Q&A in the ledger.",
+    "qa.section": "The canonical section the Q&A is filed under (that of the rule or section it follows).",
+    "section_as_written": "The section number the Q&A follows, as the source wrote it.",
+    # xrefs
+    "xrefs.element_id": "The element whose text holds the cross-reference.",
+    "target_as_written": "The reference as written (601.2b, or a range such as 601.2e-g).",
+    "target": "One rule it refers to, in the source's own numbering (ranges expanded).",
+    "target_canonical": "That rule's canonical number; empty if unmapped.",
+    # glossary
+    "glossary.text": "The definition.",
+    "glossary.line_start": "Line of the source where the entry starts.",
+    # rule_history
+    "change": "added, unchanged, edited (reworded), moved (renumbered), moved+edited, split, merged, "
+              "or removed (the first release without it).",
+    "rule_history.text": "The rule's wording in this source (empty where it was removed).",
+    "rule_history.number_as_written": "The rule's number in this source (empty where it was removed).",
+    "rule_history.canonical_number": "The rule's number in the reference numbering (empty if its lineage ended).",
+    # lineages
+    "lineages.canonical_number": "Where the lineage ends today; empty if it ended.",
+    "first_source": "The first source the lineage appears in.",
+    "first_number": "Its number there.",
+    "last_source": "The last source the lineage appears in.",
+    "last_number": "Its number there.",
+    "ended": "removed, merged, or empty if it continues to the reference.",
+    "ended_in": "The first release without it.",
+    "split_from": "The lineage it split from.",
+    "merged_into": "The lineage it was merged into.",
+}
+MEANINGS.update({f"lines_{k}": f"Lines of the source in {k} elements." for k in KINDS})

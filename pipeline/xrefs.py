@@ -8,15 +8,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_NUMBER = r"\d{3}(?:\.\d{1,3}[a-z]{0,2})?"
-_REF = rf"{_NUMBER}(?:\s?[-–—]\s?(?:{_NUMBER}|[a-z]{{1,2}}\b))?"
+from pipeline import numbers
+from pipeline.numbers import RULE_NUMBER, normalise, parts
+
+_REF = rf"{RULE_NUMBER}(?:\s?[-–—]\s?(?:{RULE_NUMBER}|[a-z]{{1,2}}\b))?"
 _LIST = re.compile(
     rf"\b(?:rules?|sections?)\s+({_REF}(?:(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or|through)\s+){_REF})*)",
     re.I,
 )
-_LETTERED = re.compile(r"(\d{3}\.\d{1,3})([a-z])")
-_PLAIN = re.compile(r"(\d{3})\.(\d{1,3})")
-_ONE = re.compile(rf"({_NUMBER})(?:\s?[-–—]\s?({_NUMBER}|[a-z]{{1,2}}\b))?")
+_ONE = re.compile(rf"({RULE_NUMBER})(?:\s?[-–—]\s?({RULE_NUMBER}|[a-z]{{1,2}}\b))?")
 
 
 def expand(start: str, end: str | None) -> list[str]:
@@ -28,18 +28,22 @@ def expand(start: str, end: str | None) -> list[str]:
     ['510.1c', '510.1d']
     >>> expand("702.110", "702.112")
     ['702.110', '702.111', '702.112']
+    >>> expand("702. 37a", None)
+    ['702.37a']
     """
+    start = normalise(start)
     if not end:
         return [start]
-    lettered = _LETTERED.fullmatch(start)
-    if lettered:
-        stem, first = lettered.groups()
+    end = normalise(end)
+    first = parts(start)
+    if first and first[1] and len(first[2]) == 1:
+        stem, letter = f"{first[0]}.{first[1]}", first[2]
         last = end if end.isalpha() else end.removeprefix(stem) if end.startswith(stem) else ""
-        if len(last) == 1 and first <= last:
-            return [stem + chr(c) for c in range(ord(first), ord(last) + 1)]
-    a, b = _PLAIN.fullmatch(start), _PLAIN.fullmatch(end)
-    if a and b and a.group(1) == b.group(1) and 0 <= int(b.group(2)) - int(a.group(2)) < 50:
-        return [f"{a.group(1)}.{i}" for i in range(int(a.group(2)), int(b.group(2)) + 1)]
+        if len(last) == 1 and letter <= last:
+            return [stem + chr(c) for c in range(ord(letter), ord(last) + 1)]
+    a, b = parts(start), parts(end)
+    if a and b and a[1] and b[1] and not a[2] and not b[2] and a[0] == b[0] and 0 <= int(b[1]) - int(a[1]) < 50:
+        return [f"{a[0]}.{i}" for i in range(int(a[1]), int(b[1]) + 1)]
     return [start] if end.isalpha() else [start, end]
 
 
@@ -58,9 +62,6 @@ def find(text: str) -> list[tuple[str, str]]:
     return out
 
 
-_CITATION = re.compile(r"(?<![\d.])(\d{3}\.\d{1,3}[a-z]{0,2})(?![\da-z])")
-
-
 def citations(text: str) -> list[str]:
     """Rule numbers cited anywhere in a text, in order, each once: ``CR 502.32a``,
     ``(see 409.1)``, ranges by their first number.
@@ -68,4 +69,5 @@ def citations(text: str) -> list[str]:
     >>> citations("CR 502.32a says so; see also rule 409.1 and 502.32a.")
     ['502.32a', '409.1']
     """
-    return list(dict.fromkeys(m.group(1) for m in _CITATION.finditer(text)))
+    found = (numbers.normalise(m.group(0)) for m in numbers.IN_TEXT.finditer(text))
+    return list(dict.fromkeys(n for n in found if "." in n))

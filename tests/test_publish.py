@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from frictionless import validate
+from frictionless import Package, validate
 from jsonschema import Draft202012Validator
 
 from pipeline import emit, publish
@@ -27,7 +27,9 @@ METADATA = {"run.json", "changes.md"}  # describe the run itself, so they differ
 
 
 def _digests(out: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.iterdir()) if p.is_file()}
+    """Every file under ``out`` (the Parquet copies included) by relative path."""
+    return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(out.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture
@@ -53,11 +55,20 @@ def test_rules_json_validates_against_the_shipped_schema(bundled) -> None:  # ty
 
 
 def test_datapackage_validates_with_frictionless(bundled) -> None:  # type: ignore[no-untyped-def]
+    """Every CSV with its keys, and the Parquet copies of the small tables (Frictionless
+    reads Parquet row by row: all of them take minutes, so the tests check the big ones
+    with pyarrow, in test_api.py)."""
     _, out = bundled
-    report = validate(out / "datapackage.json")
+    descriptor = json.loads((out / "datapackage.json").read_text("utf-8"))
+    resources = descriptor["resources"]
+    assert [r["name"] for r in resources] == [*emit.COLUMNS, *(f"{t}-parquet" for t in emit.COLUMNS)]
+    csvs = dict(descriptor, resources=[r for r in resources if r["format"] == "csv"])
+    report = Package.from_descriptor(csvs, basepath=str(out)).validate()
     assert report.valid, report.flatten(["type", "note"])[:5]
-    resources = json.loads((out / "datapackage.json").read_text("utf-8"))["resources"]
-    assert {r["name"] for r in resources} == {t for t in emit.COLUMNS}
+    small = [r for r in resources if r["name"] in ("sources-parquet", "sections-parquet", "qa-parquet")]
+    report = Package.from_descriptor(dict(descriptor, resources=small), basepath=str(out)).validate()
+    assert report.valid, report.flatten(["type", "note"])[:5]
+    assert report.stats["tasks"] == 3
 
 
 def test_frictionless_catches_a_broken_foreign_key(bundled, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -67,6 +78,7 @@ def test_frictionless_catches_a_broken_foreign_key(bundled, tmp_path: Path) -> N
     lines = (broken / "sources.csv").read_text("utf-8").splitlines(keepends=True)
     (broken / "sources.csv").write_text("".join(lines[:-1]), encoding="utf-8")  # drop the reference's row
     descriptor = json.loads((broken / "datapackage.json").read_text("utf-8"))
+    descriptor["resources"] = [r for r in descriptor["resources"] if r["format"] == "csv"]
     for resource in descriptor["resources"]:
         resource.pop("hash"), resource.pop("bytes")
     (broken / "datapackage.json").write_text(json.dumps(descriptor), encoding="utf-8")
@@ -79,10 +91,12 @@ def test_run_json_reports_inputs_stages_and_outputs(bundled) -> None:  # type: i
     corpus, out = bundled
     report = json.loads((out / "run.json").read_text("utf-8"))
     assert report["status"] == "ok" and report["exit_code"] == 0
-    assert len(report["inputs"]) == 18
+    bundled_files = len(list(RAW.iterdir()))  # 5 seeds and 72 official releases
+    assert bundled_files == 77
+    assert len(report["inputs"]) == bundled_files
     assert all(len(i["sha256"]) == 64 for i in report["inputs"])
     stages = report["stages"]
-    assert stages["sources_parsed"] == 18
+    assert stages["sources_parsed"] == bundled_files
     assert stages["noise_by_kind"]["epigraph"] == 20
     assert stages["rules_mapped"] + stages["rules_unmapped"] == stages["elements_by_kind"]["rule"]
     outputs = {o["file"]: o for o in report["outputs"]}

@@ -20,7 +20,7 @@ _CODEC = {"utf-8-sig": "utf-8", "utf-16-le+bom": "utf-16-le", "utf-16-be+bom": "
 
 def excerpt(path: Path, ranges: list[tuple[int, int]]) -> bytes:
     data = path.read_bytes()
-    text, encoding, _ = to_text(data)
+    text, encoding, _, _ = to_text(data)
     bom = _BOMS.get(encoding, b"")
     codec = _CODEC.get(encoding, encoding)
     starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]

@@ -1,0 +1,109 @@
+"""``make clean``: remove what the pipeline generated beside the project, and nothing else.
+
+An output folder goes only as far as its marker lists the pipeline's own files
+(a folder without one is left alone), and only when no run holds its lock;
+staging and swap leftovers beside it, its lock file, the parse cache's entries,
+the benchmark's work and results, and the bytecode caches go too. Whatever else a user keeps in
+those places stays, and is named. Standard library only: it runs without the
+virtualenv, which ``make clean`` removes next.
+
+    python3 -m pipeline.tidy [OUT ...]      # default: out
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from pipeline import cache, publish
+
+
+def _held(lock: Path) -> bool:
+    """True when a running job holds ``lock``."""
+    try:
+        with lock.open("a") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(fh, fcntl.LOCK_UN)
+    except OSError:
+        return False
+    return False
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+
+
+def tidy_output(out: Path) -> Iterator[str]:
+    """Remove the output folder ``out`` (the pipeline's files in it) and its leftovers; yield what was kept."""
+    lock = out.with_name(out.name + ".lock")
+    if lock.exists() and _held(lock):
+        yield f"kept {out}: a run is writing it"
+        return
+    publish.recover(out)
+    for leftover in publish.leftovers(out, "staging") + publish.leftovers(out, "old"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    if out.is_dir() and not out.is_symlink():
+        owned = publish.owned_names(out)
+        if owned is None:
+            if any(out.iterdir()):
+                yield f"kept {out}: the pipeline did not write it (no {publish.MARKER})"
+                lock.unlink(missing_ok=True)
+                return
+            owned = set()
+        others = []
+        for entry in sorted(out.iterdir()):
+            if (entry.name in owned and entry.name != publish.MARKER) or publish.sqlite_side_file(entry.name, owned):
+                _remove(entry)
+            elif entry.name != publish.MARKER:
+                others.append(entry.name)
+        if others:
+            yield f"kept {out}: it holds {len(others)} file(s) the pipeline did not write, e.g. {others[0]}"
+        else:
+            (out / publish.MARKER).unlink(missing_ok=True)
+            out.rmdir()
+    lock.unlink(missing_ok=True)
+
+
+def tidy_cache(folder: Path) -> Iterator[str]:
+    """Remove the parse cache's entries under ``folder``, and the folders they leave empty."""
+    if not folder.is_dir() or folder.is_symlink():
+        return
+    for path in sorted(folder.rglob("*"), key=lambda p: -len(p.parts)):
+        if path.is_file() and cache.is_cache_file(path.name):
+            path.unlink()
+    for path in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)) + [folder]:
+        with contextlib.suppress(OSError):
+            path.rmdir()
+    if folder.exists():
+        yield f"kept {folder}: it holds files the cache did not write"
+
+
+def tidy(root: Path, outs: list[str]) -> list[str]:
+    """Everything above for the output folders ``outs`` under ``root``; returns what was kept, one line each."""
+    kept: list[str] = []
+    for name in outs:
+        kept += tidy_output(root / name)
+    kept += tidy_cache(root / ".cache")
+    for folder in ("pipeline", "tests"):
+        for pycache in sorted((root / folder).rglob("__pycache__")) if (root / folder).is_dir() else []:
+            shutil.rmtree(pycache, ignore_errors=True)
+    for generated in ("work", "results"):
+        shutil.rmtree(root / "bench" / generated, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        (root / "bench").rmdir()
+    return kept
+
+
+if __name__ == "__main__":
+    for line in tidy(Path.cwd(), sys.argv[1:] or ["out"]):
+        print(line)

@@ -1,0 +1,638 @@
+"""Never destroy what the pipeline did not write (issue 12): the output folder is the
+pipeline's own, input and output never overlap, a shrunken run publishes nothing,
+source ids are unique, no command prints a traceback, Ctrl-C exits 130, the cache
+is pruned and ``make clean`` removes what was generated and nothing else."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipeline import job, publish, run
+from pipeline.cache import SourceCache
+from pipeline.cli import main
+from pipeline.records import Source
+from pipeline.run import Corpus, Settings, source_ids
+from tests.conftest import RAW, ROOT
+
+SMALL = ["000_eb8496d4591d3274.txt", "003_cae9f8b12e336c00.txt", "cr-2024-09-20.txt", "cr-2026-08-07.txt"]
+
+
+def _tree(root: Path) -> dict[str, str]:
+    """Every file under ``root`` (hidden ones too) with its sha256: what a user owns, byte for byte."""
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def _ingest(raw: Path, out: Path, *extra: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["ingest", "--raw", str(raw), "--out", str(out), "--jobs", "1", *extra])
+    return result.exit_code, result.output
+
+
+def _one_line_error(output: str) -> str:
+    """The output is a single ``Error:`` line, without a traceback; returns it."""
+    assert "Traceback" not in output
+    lines = [ln for ln in output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: "), output
+    return lines[0]
+
+
+@pytest.fixture
+def small_raw(tmp_path: Path) -> Path:
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    for name in SMALL:
+        shutil.copy(RAW / name, raw / name)
+    return raw
+
+
+@pytest.fixture
+def published(small_raw: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "out"
+    code, output = _ingest(small_raw, out)
+    assert code == 0, output
+    return out
+
+
+@pytest.fixture
+def light(tmp_path: Path) -> tuple[Path, Path]:
+    """(raw, out): one release and one dump, published; quicker than ``published``."""
+    raw = tmp_path / "light-raw"
+    raw.mkdir()
+    for name in ("cr-2026-08-07.txt", "000_eb8496d4591d3274.txt"):
+        shutil.copy(RAW / name, raw / name)
+    out = tmp_path / "light"
+    code, output = _ingest(raw, out)
+    assert code == 0, output
+    return raw, out
+
+
+# --- the output folder is the pipeline's own ---------------------------------------------------------
+
+
+def test_published_folder_carries_the_marker_listing_its_files(published: Path) -> None:
+    owned = publish.owned_names(published)
+    assert owned == {p.name for p in published.iterdir()}
+    assert {"run.json", "changes.md", "rules.sqlite", "elements.csv", publish.MARKER} <= owned
+
+
+def test_users_folder_is_refused_and_kept_byte_for_byte(small_raw: Path, tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    (mine / "sub").mkdir(parents=True)
+    (mine / "thesis.txt").write_text("three years of work\n", encoding="utf-8")
+    (mine / "sub" / "data.csv").write_bytes(b"a,b\n1,2\n")
+    (mine / "run.json").write_text('{"mine": true}', encoding="utf-8")  # not the pipeline's run.json
+    before = _tree(mine)
+    code, output = _ingest(small_raw, mine)
+    assert code == 73
+    line = _one_line_error(output)
+    assert f"--out {mine} is not empty and was not written by this pipeline" in line
+    assert _tree(mine) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "raw"]  # no lock, cache or staging
+
+
+def test_users_file_inside_a_published_folder_is_refused(published: Path, small_raw: Path) -> None:
+    (published / "my notes.txt").write_text("keep me\n", encoding="utf-8")
+    before = _tree(published)
+    (small_raw / "cr-2024-09-20.txt").unlink()  # a change, so the run would publish
+    code, output = _ingest(small_raw, published)
+    assert code == 73
+    assert "holds 'my notes.txt', which the pipeline did not write" in _one_line_error(output)
+    assert _tree(published) == before
+
+
+def test_empty_folder_and_a_folder_from_before_the_marker_are_published_over(
+    small_raw: Path, published: Path, tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _ingest(small_raw, empty)[0] == 0
+    # A folder published before the marker existed is recognised by its run.json.
+    (published / publish.MARKER).unlink()
+    shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw)
+    code, output = _ingest(small_raw, published)
+    assert code == 0, output
+    assert (published / publish.MARKER).is_file()
+
+
+def test_sqlite_side_files_count_as_the_pipelines(published: Path, small_raw: Path) -> None:
+    (published / "rules.sqlite-journal").write_bytes(b"")
+    shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw)
+    assert _ingest(small_raw, published)[0] == 0
+
+
+# --- input and output never overlap ------------------------------------------------------------------
+
+
+@pytest.fixture
+def nothing_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading or building anything fails the test: the refusal must come first."""
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("read inputs before refusing")
+
+    monkeypatch.setattr(job, "fingerprint", refuse)
+    monkeypatch.setattr(job, "build", refuse)
+    monkeypatch.setattr(run, "discover", refuse)
+
+
+@pytest.mark.parametrize(("raw_arg", "out_arg", "says"), [
+    ("raw", "raw", "is the input folder"),
+    ("raw", "raw/out", "is inside --raw"),
+    ("raw", "raw/sub/deeper", "is inside --raw"),
+    ("raw", ".", "is inside --out"),
+    ("raw/sub", "raw", "is inside --out"),
+    ("raw", "raw/../raw/", "is the input folder"),
+])
+def test_overlapping_folders_are_refused_before_anything_is_read(
+    small_raw: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nothing_is_read: None,
+    raw_arg: str, out_arg: str, says: str,
+) -> None:
+    (small_raw / "sub").mkdir()
+    shutil.copy(RAW / "002_92f1751b72fc2fc6.txt", small_raw / "sub")
+    monkeypatch.chdir(tmp_path)
+    before = _tree(tmp_path)
+    result = CliRunner().invoke(main, ["ingest", "--raw", raw_arg, "--out", out_arg])
+    assert result.exit_code == 2
+    assert says in _one_line_error(result.output)
+    assert _tree(tmp_path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["raw"]  # no lock, cache or staging either
+
+
+def test_out_linked_to_raw_and_cache_in_raw_are_refused(small_raw: Path, tmp_path: Path, nothing_is_read: None) -> None:
+    (tmp_path / "link").symlink_to(small_raw)
+    code, output = _ingest(small_raw, tmp_path / "link")
+    assert code == 2 and "is the input folder" in _one_line_error(output)
+    code, output = _ingest(small_raw, tmp_path / "out", "--cache-dir", str(small_raw / "cache"))
+    assert code == 2 and "the cache would be read as input" in _one_line_error(output)
+    code, output = _ingest(small_raw, tmp_path / "out", "--cache-dir", str(tmp_path / "out" / "cache"))
+    assert code == 2 and "inside --out" in _one_line_error(output)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "raw"]
+
+
+def test_a_published_folder_is_never_read_as_input(published: Path, tmp_path: Path) -> None:
+    code, output = _ingest(published, tmp_path / "again")
+    assert code == 2
+    assert "is a folder this pipeline published" in _one_line_error(output)
+
+
+def test_out_inside_raw_run_twice_never_ingests_its_outputs(small_raw: Path) -> None:
+    before = _tree(small_raw)
+    for _ in range(2):
+        code, output = _ingest(small_raw, small_raw / "out")
+        assert code == 2 and "is inside --raw" in _one_line_error(output)
+    assert _tree(small_raw) == before and not (small_raw / "out").exists()
+
+
+# --- a run that shrinks the dataset publishes nothing ---------------------------------------------------
+
+
+def test_empty_raw_keeps_the_published_dataset(published: Path, tmp_path: Path) -> None:
+    before = _tree(published)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, output = _ingest(empty, published, "-q")  # the cron line of the README
+    assert code == 65
+    line = _one_line_error(output)
+    assert f"nothing published, {published} is unchanged: no sources found; --allow-shrink" in line
+    assert _tree(published) == before
+    assert not list(tmp_path.glob(".out.staging-*"))
+
+
+def test_empty_raw_publishes_nothing_even_the_first_time(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    code, output = _ingest(tmp_path / "empty", tmp_path / "out")
+    assert code == 65 and "no sources found" in _one_line_error(output)
+    assert not (tmp_path / "out").exists()
+
+
+def test_most_sources_gone_is_refused_unless_allowed(published: Path, small_raw: Path) -> None:
+    before = _tree(published)
+    for name in SMALL[:2]:
+        (small_raw / name).unlink()
+    code, output = _ingest(small_raw, published)
+    assert code == 65
+    line = _one_line_error(output)
+    assert "2 of the 4 sources of the published run would be gone (000_eb8496d4591d3274, 003_cae9f8b12e336c00)" in line
+    assert _tree(published) == before
+    code, output = _ingest(small_raw, published, "--allow-shrink")
+    assert code == 0, output
+    assert pd.read_csv(published / "sources.csv").source_id.tolist() == ["cr-2024-09-20", "cr-2026-08-07"]
+    assert "## Sources removed (2)" in (published / "changes.md").read_text("utf-8")
+
+
+def test_every_source_quarantined_is_a_shrink(published: Path, small_raw: Path) -> None:
+    before = _tree(published)
+    for name in SMALL:
+        (small_raw / name).write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    code, output = _ingest(small_raw, published)
+    assert code == 65 and "4 of the 4 sources of the published run would be gone" in output
+    assert "Traceback" not in output
+    assert _tree(published) == before
+
+
+def test_renamed_or_updated_sources_are_not_gone(published: Path, small_raw: Path) -> None:
+    for name in SMALL[:3]:
+        (small_raw / name).rename(small_raw / f"renamed-{name}")
+    assert _ingest(small_raw, published)[0] == 0
+
+
+def _source(sid: str, sha: str, status: str = "ok") -> Source:
+    return Source(sid, f"{sid}.txt", sha, 1, status=status)
+
+
+def test_shrinkage_counts_sources_and_rules() -> None:
+    previous = {
+        "inputs": [{"source_id": f"s{i}", "sha256": f"h{i}", "status": "ok"} for i in range(8)]
+        + [{"source_id": "bad", "sha256": "", "status": "quarantined"}],
+        "outputs": [{"file": "rules.csv", "rows": 2000}],
+    }
+    corpus = Corpus([_source(f"s{i}", f"h{i}") for i in range(8)], [])
+    assert job.shrinkage(previous, corpus, 1500) == ""
+    assert job.shrinkage(previous, corpus, 1499) == "the reference numbering would have 1499 rules instead of 2000"
+    six = Corpus([_source(f"s{i}", f"h{i}") for i in range(6)] + [_source("s6", "h6", "quarantined")], [])
+    assert job.shrinkage(previous, six, 2000) == ""  # 2 of 8 gone: exactly the limit
+    five = Corpus(six.sources[:5], [])
+    assert job.shrinkage(previous, five, 2000).startswith("3 of the 8 sources of the published run would be gone")
+    assert job.shrinkage(previous, Corpus([], []), 0) == "no sources found"
+    assert job.shrinkage({}, Corpus([_source("x", "", "quarantined")], []), 0) == ""  # nothing to compare with
+    assert job.shrinkage({"inputs": "damaged", "outputs": [None]}, corpus, 0) == ""
+
+
+# --- source ids --------------------------------------------------------------------------------------
+
+
+def test_same_name_in_a_subfolder_and_identical_files_are_all_sources(tmp_path: Path) -> None:
+    raw = tmp_path / "raw"
+    (raw / "archive").mkdir(parents=True)
+    shutil.copy(RAW / "cr-2019-05-03.txt", raw / "cr-2019-05-03.txt")
+    shutil.copy(RAW / "000_eb8496d4591d3274.txt", raw / "000_eb8496d4591d3274.txt")
+    out = tmp_path / "out"
+    assert _ingest(raw, out)[0] == 0
+    shutil.copy(RAW / "cr-2019-05-03.txt", raw / "archive" / "cr-2019-05-03.txt")
+    shutil.copy(RAW / "000_eb8496d4591d3274.txt", raw / "same-bytes.txt")
+    code, output = _ingest(raw, out)
+    assert code == 0, output
+    sources = pd.read_csv(out / "sources.csv", dtype=str, keep_default_na=False)
+    assert dict(zip(sources.path, sources.source_id, strict=True)) == {
+        "000_eb8496d4591d3274.txt": "000_eb8496d4591d3274",
+        "archive/cr-2019-05-03.txt": "archive/cr-2019-05-03.txt",
+        "cr-2019-05-03.txt": "cr-2019-05-03",  # kept its id when the copy arrived
+        "same-bytes.txt": "same-bytes",
+    }
+    sha = dict(zip(sources.path, sources.sha256, strict=True))
+    assert sha["same-bytes.txt"] == sha["000_eb8496d4591d3274.txt"]
+    changes = (out / "changes.md").read_text("utf-8")
+    assert "## Sources added (2)\n\n- archive/cr-2019-05-03.txt\n- same-bytes\n" in changes
+    with sqlite3.connect(out / "rules.sqlite") as con:
+        assert con.execute("SELECT count(*) FROM sources").fetchone() == (4,)
+    elements = pd.read_csv(out / "elements.csv", dtype=str, keep_default_na=False)
+    per_source = elements.groupby("source_id").size()
+    assert per_source["archive/cr-2019-05-03.txt"] == per_source["cr-2019-05-03"]
+    assert per_source["same-bytes"] == per_source["000_eb8496d4591d3274"]
+    # Stable: a fresh build of the same folder gives the same ids and bytes.
+    assert _ingest(raw, tmp_path / "again", "--full")[0] == 0
+    assert (tmp_path / "again" / "elements.csv").read_bytes() == (out / "elements.csv").read_bytes()
+
+
+def test_same_stem_at_the_top_and_a_cached_id_never_collide(tmp_path: Path) -> None:
+    """``x.txt`` beside ``x.json``: one keeps ``x``, the other gets ``./x.txt``; the cache,
+    keyed by source id too, never hands back an entry under the old id."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    shutil.copy(RAW / "002_92f1751b72fc2fc6.txt", raw / "x.txt")
+    assert _ingest(raw, tmp_path / "out")[0] == 0
+    shutil.copy(RAW / "003_cae9f8b12e336c00.txt", raw / "x.json")
+    code, output = _ingest(raw, tmp_path / "out")
+    assert code == 0, output
+    sources = pd.read_csv(tmp_path / "out" / "sources.csv", dtype=str, keep_default_na=False)
+    assert dict(zip(sources.path, sources.source_id, strict=True)) == {"x.json": "x", "x.txt": "./x.txt"}
+
+
+_NAME = st.sampled_from(["a.txt", "a.json", "a", "a.txt.txt", ".a", "b.TXT", "cr-2019-05-03.txt", "x__a.txt"])
+_PATH = st.sampled_from(["", "x/", "archive/", "x/y/", "a.txt/"])
+
+
+@given(st.sets(st.tuples(_PATH, _NAME).map("".join), min_size=1, max_size=12), st.randoms())
+def test_source_ids_are_unique_and_depend_on_the_paths_alone(rels: set[str], rnd) -> None:  # type: ignore[no-untyped-def]
+    raw = Path("/r")
+    rels = {r for r in rels if not any(r.startswith(f"{o}/") for o in rels)}  # a file is not a folder too
+    paths = sorted(raw / r for r in rels)
+    ids = dict(zip(paths, source_ids(paths, raw), strict=True))
+    assert len(set(ids.values())) == len(ids)
+    shuffled = list(paths)
+    rnd.shuffle(shuffled)
+    assert dict(zip(shuffled, source_ids(shuffled, raw), strict=True)) == ids
+    stems = [run.source_id(p) for p in paths]
+    for path, sid in ids.items():
+        if stems.count(run.source_id(path)) == 1:
+            assert sid == run.source_id(path)
+        else:
+            assert sid == run.source_id(path) or sid.removeprefix("./") == path.relative_to(raw).as_posix()
+
+
+def test_bundled_ids_are_the_file_stems() -> None:
+    paths = run.discover(RAW)
+    assert source_ids(paths, RAW) == [p.stem for p in paths]
+
+
+# --- damaged or missing outputs: one line, no traceback ---------------------------------------------------
+
+
+def _damage(out: Path, name: str, how: str) -> None:
+    path = out / name
+    if how == "garbage":
+        path.write_bytes(b"\x00\xff not what it was \xfe" * 10)
+    elif how == "empty":
+        path.write_bytes(b"")
+    elif how == "truncated":
+        path.write_bytes(path.read_bytes()[:3000])
+    elif how == "missing":
+        path.unlink()
+    elif how == "folder":
+        path.unlink()
+        path.mkdir()
+
+
+def test_search_and_trace_on_damaged_outputs(light: tuple[Path, Path]) -> None:
+    _, out = light
+    pristine = {name: (out / name).read_bytes() for name in ("rules.sqlite", "rule_history.csv")}
+    for how in ("garbage", "empty", "truncated", "missing", "folder"):
+        for name, command in (("rules.sqlite", ["search", "Umbra armor"]), ("rule_history.csv", ["trace", "702.89a"])):
+            _damage(out, name, how)
+            result = CliRunner().invoke(main, [*command, "--out", str(out)])
+            if how == "truncated" and name == "rule_history.csv":
+                # A history cut short between rows is still a readable history: an answer, or one line.
+                assert "Traceback" not in result.output
+                if result.exit_code:
+                    _one_line_error(result.output)
+            else:
+                assert result.exit_code == 1, (how, name)
+                line = _one_line_error(result.output)
+                assert str(out / name) in line and "ingest" in line
+            if (out / name).is_dir():
+                (out / name).rmdir()
+            (out / name).write_bytes(pristine[name])
+    result = CliRunner().invoke(main, ["search", "Umbra armor", "--out", str(out)])
+    assert result.exit_code == 0 and "702.89a" in result.output
+    result = CliRunner().invoke(main, ["trace", "702.89a", "--out", str(out)])
+    assert result.exit_code == 0 and result.output.startswith("Rule 702.89a: ")
+    assert "1 versions" in result.output.splitlines()[0]
+    unknown = CliRunner().invoke(main, ["trace", "999.9z", "--out", str(out)])
+    assert unknown.exit_code == 1 and "999.9z" in _one_line_error(unknown.output)
+
+
+@pytest.mark.parametrize("command", [
+    ["trace", "702.89a"], ["trace", "702.89a", "--json"], ["resolve", "702.89a", "--as-of", "2026-09-01"],
+    ["diff", "cr-2026-08-07", "cr-2026-08-07"],
+])
+@pytest.mark.parametrize(("name", "how"), [
+    ("lineages.csv", "garbage"), ("lineages.csv", "empty"), ("lineages.csv", "missing"),
+    ("renumber_map.csv", "empty"), ("sources.csv", "folder"),
+])
+def test_lineage_commands_on_damaged_tables(light: tuple[Path, Path], command: list[str], name: str, how: str) -> None:
+    _, out = light
+    assert CliRunner().invoke(main, [*command, "--out", str(out)]).exit_code == 0
+    _damage(out, name, how)
+    result = CliRunner().invoke(main, [*command, "--out", str(out)])
+    assert result.exit_code == 1
+    assert str(out / name) in _one_line_error(result.output)
+
+
+@pytest.mark.parametrize("command", [
+    ["search", "Umbra"], ["trace", "702.89a"], ["resolve", "702.89a", "--as-of", "2020-01-01"], ["diff", "a", "b"],
+])
+def test_reading_commands_without_a_published_run(tmp_path: Path, command: list[str]) -> None:
+    result = CliRunner().invoke(main, [*command, "--out", str(tmp_path / "never")])
+    assert result.exit_code == 1
+    assert "not found: run `python -m pipeline ingest` first" in _one_line_error(result.output)
+    assert not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize(("name", "how"), [
+    ("run.json", "garbage"), ("run.json", "missing"), ("sources.csv", "garbage"), ("rules.csv", "empty"),
+    ("changes.md", "garbage"), ("changes.md", "missing"), ("rules.sqlite", "truncated"), ("elements.csv", "missing"),
+])
+def test_ingest_over_a_damaged_output_rebuilds_it(light: tuple[Path, Path], name: str, how: str) -> None:
+    raw, published = light
+    _damage(published, name, how)
+    code, output = _ingest(raw, published)  # inputs unchanged: the damage alone forces the rebuild
+    assert code == 0, output
+    # changes.md describes the run, so an unchanged run rewrites it rather than rebuilding everything.
+    assert output.startswith("unchanged" if name == "changes.md" and how != "missing" else "published")
+    report = json.loads((published / "run.json").read_text("utf-8"))
+    for item in report["outputs"]:
+        if item["file"] != "changes.md":
+            assert (published / item["file"]).stat().st_size == item["bytes"]
+    assert (published / "changes.md").read_text("utf-8").startswith("# Changes")
+    result = CliRunner().invoke(main, ["search", "Umbra armor", "--out", str(published)])
+    assert result.exit_code == 0 and "702.89a" in result.output
+
+
+def test_ingest_over_a_damaged_marker_and_run_json_is_refused(published: Path, small_raw: Path) -> None:
+    _damage(published, publish.MARKER, "garbage")
+    _damage(published, "run.json", "garbage")
+    before = _tree(published)
+    code, output = _ingest(small_raw, published)
+    assert code == 73 and "was not written by this pipeline" in _one_line_error(output)
+    assert _tree(published) == before
+
+
+# --- interrupted runs ----------------------------------------------------------------------------------
+
+
+def _digests(out: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.iterdir()) if p.is_file()}
+
+
+@pytest.mark.parametrize("moment", ["reading", "publishing"])
+def test_ctrl_c_exits_130_and_leaves_out_unchanged(light: tuple[Path, Path], tmp_path: Path, moment: str) -> None:
+    """Ctrl-C reaches the whole process group (the job and its parser processes), as on a terminal."""
+    raw, out = light
+    before = _digests(out)
+    for path in sorted(RAW.glob("00*.txt")) + sorted(RAW.glob("cr-20*.txt"))[-8:]:
+        shutil.copy(path, raw / path.name)
+    cache = tmp_path / ".cache" / out.name
+
+    def started() -> bool:
+        if moment == "reading":  # the parsers have cached a first new source, and have more to do
+            return len(list(cache.glob("*.pickle"))) > 2
+        return bool(list(tmp_path.glob(f".{out.name}.staging-*")))
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "ingest", "--raw", str(raw), "--out", str(out), "--jobs", "2"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while not started() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert proc.poll() is None, "the run finished before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr + stdout
+    assert stderr.startswith("Error: interrupted")
+    assert _digests(out) == before
+    assert not list(tmp_path.glob(f".{out.name}.staging-*"))
+
+
+def test_sigterm_exits_143_and_cleans_up(published: Path, small_raw: Path, tmp_path: Path) -> None:
+    before = _digests(published)
+    shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw / "new.txt")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "ingest", "--raw", str(small_raw), "--out", str(published), "--jobs", "1"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob(".out.staging-*")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert proc.poll() is None, "the run finished before it could be stopped"
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 143 and "Traceback" not in stderr
+    assert _digests(published) == before
+    assert not list(tmp_path.glob(".out.staging-*"))
+
+
+# --- changes.md and the cache ------------------------------------------------------------------------------
+
+
+def test_changes_lists_quarantined_sources_as_quarantined(published: Path, small_raw: Path) -> None:
+    (small_raw / "scan.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw / "new.txt")
+    assert _ingest(small_raw, published)[0] == 3
+    changes = (published / "changes.md").read_text("utf-8")
+    assert "## Sources added (1)\n\n- new\n" in changes
+    assert "## Sources quarantined (1)\n\n- scan.txt: not text: PNG image\n" in changes
+    shutil.copy(RAW / "002_92f1751b72fc2fc6.txt", small_raw / "another.txt")
+    assert _ingest(small_raw, published)[0] == 3
+    changes = (published / "changes.md").read_text("utf-8")
+    assert "## Sources added (1)\n\n- another\n" in changes and "## Sources quarantined" not in changes
+    assert "1 source still quarantined, as in the previous run" in changes
+    (small_raw / "scan.txt").write_text("Q: Is it text now?\nA: Yes.\n", encoding="utf-8")
+    assert _ingest(small_raw, published)[0] == 0
+    changes = (published / "changes.md").read_text("utf-8")
+    assert "## Sources added (1)\n\n- scan\n" in changes and "quarantined" not in changes
+
+
+def test_first_run_with_a_quarantined_source(small_raw: Path, tmp_path: Path) -> None:
+    (small_raw / "scan.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    assert _ingest(small_raw, tmp_path / "first")[0] == 3
+    changes = (tmp_path / "first" / "changes.md").read_text("utf-8")
+    assert "## Sources added (4)" in changes and "- scan" not in changes.split("## Sources quarantined")[0]
+    assert "## Sources quarantined (1)\n\n- scan.txt: not text: PNG image" in changes
+
+
+def test_cache_is_pruned_to_the_sources_that_exist(small_raw: Path, tmp_path: Path) -> None:
+    shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw)
+    cache_dir = tmp_path / "my-cache"
+    cache_dir.mkdir()
+    (cache_dir / "notes.txt").write_text("mine\n", encoding="utf-8")
+    stale_temp = cache_dir / f".{'0' * 64}.999999999.tmp"  # left by a run that no longer exists
+    stale_temp.write_bytes(b"torn")
+    out = tmp_path / "out"
+    assert _ingest(small_raw, out, "--cache-dir", str(cache_dir))[0] == 0
+    assert len(list(cache_dir.glob("*.pickle"))) == 5
+    (small_raw / "003_cae9f8b12e336c00.txt").unlink()
+    (small_raw / "000_eb8496d4591d3274.txt").write_text("Q: Changed?\nA: Yes.\n", encoding="utf-8")
+    assert _ingest(small_raw, out, "--cache-dir", str(cache_dir))[0] == 0
+    report = json.loads((out / "run.json").read_text("utf-8"))
+    cache = SourceCache(cache_dir)
+    expected = {f"{cache.key(i['sha256'], i['path'], i['source_id'], Settings().limits())}.pickle"
+                for i in report["inputs"]}
+    assert {p.name for p in cache_dir.glob("*.pickle")} == expected and len(expected) == 4
+    assert (cache_dir / "notes.txt").read_text("utf-8") == "mine\n"
+    assert not stale_temp.exists()
+
+
+def test_default_cache_is_pruned_too(published: Path, small_raw: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / ".cache" / "out"
+    assert len(list(cache_dir.glob("*.pickle"))) == 4
+    (small_raw / "000_eb8496d4591d3274.txt").write_text("Q: Changed?\nA: Yes.\n", encoding="utf-8")
+    assert _ingest(small_raw, published)[0] == 0
+    assert len(list(cache_dir.glob("*.pickle"))) == 4
+
+
+# --- make clean ----------------------------------------------------------------------------------------
+
+
+def _project_copy(tmp_path: Path) -> Path:
+    """The project's Makefile and package in a fresh folder, as a clone would have them."""
+    root = tmp_path / "project"
+    root.mkdir()
+    shutil.copy(ROOT / "Makefile", root)
+    shutil.copytree(ROOT / "pipeline", root / "pipeline", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "grammars", root / "grammars")
+    raw = root / "raw"
+    raw.mkdir()
+    shutil.copy(RAW / "002_92f1751b72fc2fc6.txt", raw)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_mine.py").write_text("def test_mine():\n    pass\n", encoding="utf-8")
+    return root
+
+
+def _make_clean(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["make", "clean", f"PYTHON={sys.executable}"], cwd=root, capture_output=True, text=True)
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_clean_removes_what_was_generated_and_nothing_else(tmp_path: Path) -> None:
+    root = _project_copy(tmp_path)
+    user_files = _tree(root)
+    (root / "notes.txt").write_text("mine\n", encoding="utf-8")
+    (root / "mine").mkdir()
+    (root / "mine" / "data.csv").write_text("a\n", encoding="utf-8")
+    user_files |= {"notes.txt": _tree(root)["notes.txt"], "mine/data.csv": _tree(root)["mine/data.csv"]}
+    ingest = subprocess.run([sys.executable, "-m", "pipeline", "ingest", "-q", "--jobs", "1"], cwd=root,
+                            capture_output=True, text=True)
+    assert ingest.returncode == 0, ingest.stderr
+    assert (root / "out" / "rules.sqlite").exists() and list((root / ".cache" / "out").glob("*.pickle"))
+    (root / ".out.staging-4242").mkdir()  # a killed run's leftovers
+    (root / ".out.staging-4242" / "elements.csv").write_text("x\n", encoding="utf-8")
+    (root / ".cache" / "keep-me.txt").write_text("mine\n", encoding="utf-8")
+    user_files[".cache/keep-me.txt"] = _tree(root)[".cache/keep-me.txt"]
+    (root / ".venv" / "bin").mkdir(parents=True)
+    (root / ".venv" / "bin" / "python").write_text("", encoding="utf-8")
+    (root / "bench" / "results").mkdir(parents=True)
+    (root / "bench" / "results" / "latest.json").write_text("{}", encoding="utf-8")
+    (root / "pipeline" / "__pycache__").mkdir(exist_ok=True)
+    done = _make_clean(root)
+    assert done.returncode == 0, done.stderr
+    assert "kept" in done.stdout and ".cache" in done.stdout  # says why .cache/ stays
+    assert _tree(root) == user_files
+    left = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_dir()}
+    assert left == {"raw", "pipeline", "pipeline/data", "grammars", "tests", "mine", ".cache"}
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_clean_keeps_an_out_folder_the_pipeline_did_not_write(tmp_path: Path) -> None:
+    root = _project_copy(tmp_path)
+    (root / "out").mkdir()
+    (root / "out" / "report.docx").write_bytes(b"my report")
+    before = _tree(root)
+    done = _make_clean(root)
+    assert done.returncode == 0, done.stderr
+    assert f"kept {root / 'out'}: the pipeline did not write it" in done.stdout
+    assert _tree(root) == before
+
+
+def test_ingest_help_lists_the_exit_codes() -> None:
+    result = CliRunner().invoke(main, ["ingest", "--help"])
+    text = " ".join(result.output.split())
+    for code in ("65 refused", "73 refused", "75 another run", "130 interrupted", "--allow-shrink"):
+        assert code in text

@@ -1,0 +1,129 @@
+"""search, trace --json and --version through click's CliRunner, on the bundled data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import pipeline
+from pipeline.cli import main
+from pipeline.database import fts_query
+from pipeline.dedupe import fold
+
+REFERENCE = "cr-2026-08-07"
+
+
+def _run(out: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, [*args, "--out", str(out)])
+    return result.exit_code, result.output
+
+
+def _json(out: Path, *args: str) -> Any:
+    code, output = _run(out, *args, "--json")
+    assert code == 0, output
+    return json.loads(output)
+
+
+def test_entwine_ranks_the_current_rule_first(bundled) -> None:  # type: ignore[no-untyped-def]
+    _, out = bundled
+    code, output = _run(out, "search", "entwine")
+    assert code == 0
+    lines = output.splitlines()
+    assert lines[0].startswith("702.42a ") and "[Entwine] is a static ability of modal spells" in lines[0]
+    assert lines[1].startswith("702.42b ")
+    assert lines[2].startswith("glossary: Entwine") and lines[2].endswith(f"“[Entwine].”  [{REFERENCE}]")
+    hits = _json(out, "search", "entwine", "--limit", "50")
+    assert [h["current"] for h in hits] == sorted((h["current"] for h in hits), reverse=True)
+    assert sum(h["current"] for h in hits) == 3
+    old = [h for h in hits if not h["current"]]
+    # The old glossary copies with stale numbers come after the current wordings,
+    # each shown from the newest release that has that wording.
+    stale = [h for h in old if h["kind"] == "glossary"]
+    for number in ("702.39", "702.40", "702.41"):
+        assert any(h["text"].endswith(f'See rule {number}, "Entwine."') for h in stale), number
+    tables = pipeline.load(out)
+    glossary, dates = tables.glossary, tables.sources.set_index("source_id").effective_date
+    for hit in stale:
+        same = glossary[(glossary.term.fillna("").map(fold) == fold(hit["title"]))
+                        & (glossary.text.fillna("").map(fold) == fold(hit["text"]))]
+        dated = [s for s in same.source_id if pd.notna(dates[s])]
+        assert hit["source_id"] == max(dated, key=lambda s: dates[s]), hit
+    assert {h["number_as_written"] for h in old if h["kind"] == "rule"} >= {"502.32a", "702.40a", "702.41a"}
+    assert {h["number"] for h in old if h["kind"] == "rule" and h["number_as_written"] == "502.32a"} == {"702.42a"}
+
+
+def test_search_json_has_named_fields(bundled) -> None:  # type: ignore[no-untyped-def]
+    _, out = bundled
+    first = _json(out, "search", "Umbra armor", "--limit", "1")
+    assert first == [{
+        "kind": "rule", "number": "702.89a", "number_as_written": "702.89a", "title": "Umbra Armor",
+        "snippet": "[Umbra] [armor] is a static ability that appears on some Auras. “[Umbra] [armor]” means “If "
+                   "enchanted…",
+        "text": "Umbra armor is a static ability that appears on some Auras. “Umbra armor” means “If enchanted "
+                "permanent would be destroyed, instead remove all damage marked on it and destroy this Aura.”",
+        "source_id": REFERENCE, "current": True,
+    }]
+    assert _json(out, "search", "xyzzyplugh") == []
+
+
+def test_release_searches_one_source_in_its_own_numbering(bundled) -> None:  # type: ignore[no-untyped-def]
+    _, out = bundled
+    hits = _json(out, "search", "entwine", "--release", "cr-2004-10-01")
+    assert {h["source_id"] for h in hits} == {"cr-2004-10-01"}
+    assert [(h["number_as_written"], h["number"]) for h in hits if h["kind"] == "rule"][:2] == [
+        ("502.32a", "702.42a"), ("502.32b", "702.42b")]
+    assert hits[0]["text"].startswith("Entwine is a static ability that functions while the spell is on the stack.")
+    code, output = _run(out, "search", "entwine", "--release", "cr-2004-10-01")
+    assert code == 0 and output.startswith("502.32a → 702.42a ")
+    # The reference's own wordings, current ones included.
+    hits = _json(out, "search", "entwine", "--release", REFERENCE)
+    assert [h["number_as_written"] for h in hits if h["kind"] == "rule"] == ["702.42a", "702.42b"]
+    code, output = _run(out, "search", "entwine", "--release", "cr-2005-01-01")
+    assert code == 1
+    assert "no source 'cr-2005-01-01'" in output and "cr-2004-10-01" in output
+
+
+@pytest.mark.parametrize("query", ["umbr*", "UMBR*", "umbra", "umbra arm*"])
+def test_prefix_and_bare_word(bundled, query: str) -> None:  # type: ignore[no-untyped-def]
+    _, out = bundled
+    hits = _json(out, "search", query)
+    assert hits[0]["number"] == "702.89a" and hits[0]["current"]
+
+
+def test_a_bare_stem_is_a_word_not_a_prefix(bundled) -> None:  # type: ignore[no-untyped-def]
+    _, out = bundled
+    code, output = _run(out, "search", "umbr")
+    assert code == 0
+    assert output == "no match for 'umbr' (a word ending in * matches as a prefix: umbr*)\n"
+    code, output = _run(out, "search", "dand*")
+    assert "[Dandân]" in output  # prefixes ignore accents too
+
+
+def test_fts_syntax_in_a_query_is_harmless(bundled) -> None:  # type: ignore[no-untyped-def]
+    _, out = bundled
+    assert fts_query('NEAR(entwine) OR "x* - *') == '"NEAR" "entwine" "OR" "x"*'
+    code, output = _run(out, "search", '"entwine" ( -')
+    assert code == 0 and output.startswith("702.42a")
+
+
+def test_trace_json_is_one_document(bundled) -> None:  # type: ignore[no-untyped-def]
+    _, out = bundled
+    doc = _json(out, "trace", "702.89a")
+    assert doc["lineage"]["canonical_number"] == "702.89a"
+    versions = {v["source_id"]: v for v in doc["history"]}
+    assert versions["cr-2011-06-17"]["number_as_written"] == "702.87a"  # Totem armor in 2011
+    assert versions["cr-2011-06-17"]["text"].startswith("Totem armor is a static ability")
+    assert (versions[REFERENCE]["number_as_written"], versions[REFERENCE]["text"][:11]) == ("702.89a", "Umbra armor")
+    code, output = _run(out, "trace", "999.99z", "--json")
+    assert code == 1 and "999.99z" in output
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert result.output == f"rules-pipeline {pipeline.__version__}\n"
