@@ -172,6 +172,10 @@ def test_run_report(site: SiteResult, bundled: tuple[Corpus, Path]) -> None:
         assert f'href="release/{sid}.html">{sid}</a>' in text
     assert "Status: <strong>ok</strong> (exit code 0)" in text
     assert "<h3>Changes</h3>" in text  # changes.md rendered
+    # every source's self-checks from run.json, one row each; none failed on the bundled data
+    checks = text[text.index('<table class="checks">'):]
+    assert checks[:checks.index("</table>")].count("<tr><td>") == len(load(bundled[1]).sources)
+    assert "Every self-check passed on every source." in text
 
 
 def test_index_has_a_timeline_and_search(site: SiteResult) -> None:
