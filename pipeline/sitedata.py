@@ -128,20 +128,28 @@ class Dataset:
 
 def rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
     """(line number, row) of a published CSV; a missing file, column or cell is a ``SiteError``."""
+    header: list[str] = []
+    for line, values in records(path, required, header):
+        yield line, dict(zip(header, values, strict=True))
+
+
+def records(path: Path, required: tuple[str, ...], header: list[str]) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of a published CSV, the header put in ``header``; errors as ``rows``."""
     if not path.is_file():
         raise SiteError(f"{path}: not found (is this a published out/ folder? run `python -m pipeline ingest`)")
     with path.open(encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh)
-        header = next(reader, None)
-        if header is None:
+        header[:] = next(reader, [])
+        if not header:
             raise SiteError(f"{path}:1: empty file, no header row")
         missing = [c for c in required if c not in header]
         if missing:
             raise SiteError(f"{path}:1: missing column(s) {', '.join(missing)}")
+        width = len(header)
         for values in reader:
-            if len(values) != len(header):
-                raise SiteError(f"{path}:{reader.line_num}: {len(values)} fields, the header has {len(header)}")
-            yield reader.line_num, dict(zip(header, values, strict=True))
+            if len(values) != width:
+                raise SiteError(f"{path}:{reader.line_num}: {len(values)} fields, the header has {width}")
+            yield reader.line_num, values
 
 
 def order_key(src: Source, dates: dict[str, str]) -> tuple[str, int, str]:
@@ -173,18 +181,22 @@ def _items(out: Path, known: set[str]) -> dict[str, list[Item]]:
     items: dict[str, list[Item]] = defaultdict(list)
     needed = ("element_id", "source_id", "line_start", "kind", "number_as_written", "text", "question", "answer",
               "term")
-    for line, r in rows(path, needed):
-        if r["kind"] == "noise":
+    header: list[str] = []
+    pick: list[int] = []
+    # The ledger is the largest table: its cells are picked by position, not through a dict.
+    for line, values in records(path, needed, header):
+        if not pick:
+            pick = [header.index(c) for c in needed]
+        eid, sid, start, kind, number, text, question, answer, term = (values[i] for i in pick)
+        if kind == "noise":
             continue
-        if r["source_id"] not in known:
-            raise SiteError(f"{path}:{line}: source {r['source_id']!r} is not in sources.csv")
+        if sid not in known:
+            raise SiteError(f"{path}:{line}: source {sid!r} is not in sources.csv")
         try:
-            start = int(r["line_start"])
+            line_start = int(start)
         except ValueError:
-            raise SiteError(f"{path}:{line}: line_start {r['line_start']!r} is not a number") from None
-        items[r["source_id"]].append(Item(
-            r["element_id"], r["kind"], r["number_as_written"], r["text"], r["term"], r["question"], r["answer"], start,
-        ))
+            raise SiteError(f"{path}:{line}: line_start {start!r} is not a number") from None
+        items[sid].append(Item(eid, kind, number, text, term, question, answer, line_start))
     for found in items.values():
         found.sort(key=lambda it: it.line_start)
     return dict(items)
