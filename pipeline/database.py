@@ -169,12 +169,12 @@ _TITLED = "search.rowid IN (SELECT rowid FROM search WHERE search MATCH :titled)
 _BEST = "bm25(search, 1.0, 1.0, 4.0, 1.0), search.rowid"
 
 
-def _order(first: str) -> str:
-    """``first`` (hits that lead), then among those the rules of a section whose
-    title has every word of the query, in document order (so 702.42a "Entwine is
-    ..." leads for ``entwine``), then every other hit by score."""
-    lead = f"({first}) AND kind = 'rule'"
-    return f"{lead} DESC, {lead} AND {_TITLED} DESC, CASE WHEN {lead} AND {_TITLED} THEN pos END, {_BEST}"
+def _order(lead: str, then: str = "") -> str:
+    """The rules that ``lead`` selects first: those of a section whose title has
+    every word of the query in document order (so 702.42a "Entwine is ..." leads
+    for ``entwine``), then the others by score; then the rest, by ``then`` and score."""
+    rule = f"({lead}) AND kind = 'rule'"
+    return f"{rule} DESC, {rule} AND {_TITLED} DESC, CASE WHEN {rule} AND {_TITLED} THEN pos END, {then}{_BEST}"
 
 
 def search(path: Path, text: str, limit: int = 20, release: str | None = None) -> list[Hit]:
@@ -193,8 +193,7 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
         if release is None:
             rows = con.execute(
                 f"SELECT kind, number, number_as_written, title, {snippet}, text, source_id, current, position AS pos "
-                f"FROM search WHERE search MATCH :query ORDER BY current AND kind = 'rule' DESC, current DESC, "
-                f"{_order('current')} LIMIT :limit",
+                f"FROM search WHERE search MATCH :query ORDER BY {_order('current', 'current DESC, ')} LIMIT :limit",
                 {"query": query, "titled": f"title : ({query})", "limit": limit},
             ).fetchall()
         else:

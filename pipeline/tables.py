@@ -126,7 +126,9 @@ MEANINGS: dict[str, str] = {
     "effective_date": "The date the document states (These rules are effective as of ...); empty if none.",
     "era": "The wording era its text shows (pre-2009, 2009-2018, 2018-2021, 2021+); dates an undated source.",
     "lines": "Lines in the decoded source.",
-    "status": "ok, or quarantined (the reason is in error).",
+    "status": "ok; suspect (read, but a self-check failed: see checks); or quarantined (not read: see error).",
+    "checks": "Every self-check on this source, ;-separated, as name=ok or name=failed with its figures "
+              "(numbered lines vs rules read, rule order, glossary text, rule count vs neighbours).",
     "error": "Why the file was quarantined, naming the file and, where it applies, the line.",
     "numbering_like": "The release whose numbering this source shares (a release shares its own).",
     "sources.flags": "What decoding noticed or repaired in the file, ;-separated.",
