@@ -72,7 +72,8 @@ def owned_names(out: Path) -> set[str] | None:
         return {line for line in listing.splitlines() if line} | {MARKER}
     try:
         report = json.loads((out / "run.json").read_text(encoding="utf-8"))
-        names = {o["file"] for o in report["outputs"]} if "pipeline_version" in report else None
+        # Outputs in a sub-folder (parquet/x.parquet) own that folder.
+        names = {o["file"].split("/")[0] for o in report["outputs"]} if "pipeline_version" in report else None
     except (OSError, ValueError, TypeError, KeyError):
         return None
     if names is None or not all(isinstance(n, str) for n in names):

@@ -616,7 +616,8 @@ def test_make_clean_removes_what_was_generated_and_nothing_else(tmp_path: Path) 
     assert "kept" in done.stdout and ".cache" in done.stdout  # says why .cache/ stays
     assert _tree(root) == user_files
     left = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_dir()}
-    assert left == {"raw", "pipeline", "pipeline/data", "grammars", "tests", "mine", ".cache"}
+    assert left == {"raw", "pipeline", "pipeline/data", "pipeline/templates", "pipeline/templates/static",
+                    "grammars", "tests", "mine", ".cache"}
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
