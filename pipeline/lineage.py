@@ -174,7 +174,7 @@ class Subjects:
     instances of banding ..."), however alike the rest is."""
 
     pattern: re.Pattern[str] | None
-    renamed: tuple[tuple[str, str], ...] = ()  # former name -> name (glossary "(Obsolete)" entries)
+    renamed: dict[str, str] = field(default_factory=dict)  # former name -> name ("(Obsolete)" glossary entries)
 
     @classmethod
     def of(cls, *releases: Release) -> Subjects:
@@ -187,14 +187,13 @@ class Subjects:
             return cls(None)
         ordered = sorted(names, key=len, reverse=True)
         return cls(re.compile(r"\b(?:" + "|".join(re.escape(n) for n in ordered) + r")\b"),
-                   tuple(sorted(renamed.items())))
+                   renamed)
 
     def named(self, text: str) -> frozenset[str]:
         if self.pattern is None:
             return frozenset()
         found = _named(self.pattern, text)
-        renamed = dict(self.renamed)
-        return frozenset(renamed.get(n, n) for n in found)
+        return frozenset(self.renamed.get(n, n) for n in found)
 
     def same(self, x: str, y: str) -> bool:
         """Whether two wordings are about the same keywords (a wording that only

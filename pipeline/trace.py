@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.dedupe import normalise_number
+from pipeline.lineage import change_of
 
 
 class TraceError(LookupError):
@@ -199,8 +200,6 @@ def resolve(out: Path, number: str, source: str = "", as_of: str = "") -> dict[s
 
 
 def _resolved(data: Dataset, lid: str, number: str, source: str) -> dict[str, Any]:
-    from pipeline.lineage import change_of  # the one change function of the history
-
     line = data.lineages[lid]
     rows = [r for r in data.history.get(lid, []) if r["effective_date"] and r["number_as_written"]]
     cited = next((r for r in data.history.get(lid, []) if r["source_id"] == source), None)
