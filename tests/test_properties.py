@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.assemble import assemble, iter_lines
+from pipeline.assemble import _TOC_KEY, assemble, iter_lines, toc_key
 from pipeline.clean import FIXERS, Vocabulary, fix_and_explain
 from pipeline.decode import decode
 from pipeline.parse import parse, parse_with_lark
@@ -129,3 +129,14 @@ def test_any_documents_publish(tmp_path_factory, docs: list[str]) -> None:  # ty
     result = run_job(raw, root / "out", Settings(jobs=1), full=True)
     assert result.status == "published"
     assert (root / "out" / "rules.sqlite").exists()
+
+
+_TOC_TAILS = st.lists(st.sampled_from([" ", ".", "\t", "\u00a0", "\u3000", "7", "12", "\u0663", "a", "x."]), max_size=8)
+
+
+@given(st.one_of(_LINE, st.text()), _TOC_TAILS.map("".join))
+def test_toc_key_strips_what_its_pattern_strips(text: str, tail: str) -> None:
+    # toc_key is a hand-made scan (the regex retries from every position: quadratic
+    # on long contents lines); it must strip exactly what the pattern does.
+    line = text + tail
+    assert toc_key(line) == " ".join(_TOC_KEY.sub("", line).split()).lower()
