@@ -32,12 +32,13 @@ import bisect
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
 from rapidfuzz import fuzz, process
 
+from pipeline import workers
 from pipeline.align import SEE_RULE, folded
 from pipeline.canonical import section_of, title_key
 from pipeline.dedupe import normalise_number
@@ -299,9 +300,9 @@ def _ordered(step: Step) -> list[tuple[int, int]]:
 def _gaps(a: Release, b: Release, step: Step) -> tuple[np.ndarray, np.ndarray]:
     """For each rule of ``a``, the span of ``b`` between the partners of its
     nearest anchors before and after it (where it stands, if it kept its place)."""
-    anchors = [(-1, -1), *_ordered(step), (len(a.rules), len(b.rules))]
-    lo = np.empty(len(a.rules), dtype=np.int64)
-    hi = np.empty(len(a.rules), dtype=np.int64)
+    anchors = [(-1, -1), *_ordered(step), (len(a.keys), len(b.keys))]
+    lo = np.empty(len(a.keys), dtype=np.int64)
+    hi = np.empty(len(a.keys), dtype=np.int64)
     for (i0, j0), (i1, j1) in zip(anchors, anchors[1:], strict=False):
         lo[i0 + 1:i1] = j0
         hi[i0 + 1:i1] = j1
@@ -315,8 +316,8 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     section became (or in a section new in ``b``: rules move into new sections),
     under the same number. Without such context only a close wording pairs."""
     taken = set(step.pairs.values())
-    rows = [i for i in range(len(a.rules)) if i not in step.pairs]
-    cols = [j for j in range(len(b.rules)) if j not in taken]
+    rows = [i for i in range(len(a.keys)) if i not in step.pairs]
+    cols = [j for j in range(len(b.keys)) if j not in taken]
     if not rows or not cols:
         return
     xs, ys = [a.keys[i] for i in rows], [b.keys[j] for j in cols]
@@ -393,8 +394,8 @@ def _same_number(a: Release, b: Release, step: Step, subjects: Subjects) -> None
     if not _numbering_kept(a, b, step):
         return  # a renumbered document (July 2009): its numbers say nothing
     taken = set(step.pairs.values())
-    free_b = {b.numbers[j]: j for j in range(len(b.rules)) if j not in taken}
-    for i in range(len(a.rules)):
+    free_b = {b.numbers[j]: j for j in range(len(b.keys)) if j not in taken}
+    for i in range(len(a.keys)):
         j = free_b.get(a.numbers[i])
         if i in step.pairs or j is None or j in taken:
             continue
@@ -430,15 +431,15 @@ def _splits_and_merges(a: Release, b: Release, step: Step) -> None:
     away stood near the one that absorbed it: the candidates are the partners
     of the nearest paired rules."""
     back = {j: i for i, j in step.pairs.items()}
-    for j in range(len(b.rules)):
+    for j in range(len(b.keys)):
         if j not in back and len(b.keys[j]) >= MIN_CONTAINED_CHARS:
-            near = _near(j, back, len(b.rules))
+            near = _near(j, back, len(b.keys))
             best = _contained(b.keys[j], [a.keys[i] for i in near])
             if best is not None:
                 step.split_from[j] = near[best]
-    for i in range(len(a.rules)):
+    for i in range(len(a.keys)):
         if i not in step.pairs and len(a.keys[i]) >= MIN_CONTAINED_CHARS:
-            near = _near(i, step.pairs, len(a.rules))
+            near = _near(i, step.pairs, len(a.keys))
             best = _contained(a.keys[i], [b.keys[j] for j in near])
             if best is not None:
                 step.merged_into[i] = near[best]
@@ -492,19 +493,19 @@ class Lineages:
         return lid, self.lineages[lid].canonical_number if lid else ""
 
 
-def follow(releases: Sequence[tuple[Source, Sequence[Element]]]) -> Lineages:
-    """Chain the steps between consecutive releases (given in date order)."""
+def follow(releases: Sequence[tuple[Source, Sequence[Element]]], jobs: int = 1) -> Lineages:
+    """Chain the steps between consecutive releases (given in date order); the
+    steps themselves are independent, aligned in ``jobs`` processes."""
     out = Lineages(releases=[s.source_id for s, _ in releases])
     built = [Release.build(s.source_id, els) for s, els in releases]
+    steps = _steps(built, jobs)
     ids: list[list[str]] = []
-    steps: list[Step] = []
     for k, rel in enumerate(built):
         if k == 0:
             ids.append([_new(out, rel, j) for j in range(len(rel.rules))])
             continue
         prev = built[k - 1]
-        step = align_pair(prev, rel)
-        steps.append(step)
+        step = steps[k - 1]
         back = {j: i for i, j in step.pairs.items()}
         here = []
         for j in range(len(rel.rules)):
@@ -537,6 +538,17 @@ def follow(releases: Sequence[tuple[Source, Sequence[Element]]]) -> Lineages:
         _weakest_steps(out, built, ids, steps)
         _section_chain(out, built, steps)
     return out
+
+
+def _steps(built: Sequence[Release], jobs: int) -> list[Step]:
+    """``align_pair`` of each release with the next, in order."""
+    pairs = list(zip(built, built[1:], strict=False))
+    if jobs <= 1 or len(pairs) < 2:
+        return [align_pair(a, b) for a, b in pairs]
+    # Alignment reads numbers, wordings and sections only: the elements stay here.
+    light = [replace(rel, rules=[]) for rel in built]
+    with workers.pool(jobs) as executor:
+        return list(executor.map(align_pair, light, light[1:], chunksize=4))
 
 
 def _new(out: Lineages, rel: Release, j: int) -> str:
@@ -576,19 +588,24 @@ def _section_chain(out: Lineages, built: list[Release], steps: list[Step]) -> No
             out.sections[built[k].source_id, number] = target
 
 
+def rule_pairs(elements: Iterable[Element]) -> tuple[set[tuple[str, str]], set[str]]:
+    """A release's (number, folded wording) pairs and its wordings, for ``attach``."""
+    pairs = {(normalise_number(e.number_as_written), folded(e.text)) for e in elements if e.kind == "rule"}
+    return pairs, {t for _, t in pairs}
+
+
 def attach(
-    rules: Iterable[Element], releases: Sequence[tuple[Source, Sequence[Element]]]
+    rules: Iterable[Element], releases: Sequence[tuple[str, tuple[set[tuple[str, str]], set[str]]]]
 ) -> str:
     """The release an undated source belongs to: the one sharing most of its
-    (number, wording) pairs, then most wordings; the earliest on a tie."""
+    (number, wording) pairs, then most wordings; the earliest on a tie.
+    ``releases`` are (source id, ``rule_pairs`` of its elements), oldest first."""
     own = [(normalise_number(el.number_as_written), folded(el.text)) for el in rules if el.number_as_written]
     if not own:
         return ""
     best, best_id = (0, 0), ""
-    for src, els in releases:
-        pairs = {(normalise_number(e.number_as_written), folded(e.text)) for e in els if e.kind == "rule"}
-        texts = {t for _, t in pairs}
+    for source_id, (pairs, texts) in releases:
         score = (sum(p in pairs for p in own), sum(t in texts for _, t in own))
         if score > best:
-            best, best_id = score, src.source_id
+            best, best_id = score, source_id
     return best_id

@@ -45,7 +45,8 @@ def is_release(src: Source) -> bool:
 
 
 def number(
-    sources: Sequence[Source], cleaned: Sequence[Sequence[Element]], progress: Progress | None = None
+    sources: Sequence[Source], cleaned: Sequence[Sequence[Element]], progress: Progress | None = None,
+    jobs: int = 1,
 ) -> Numbering:
     """Canonical numbers for every source's elements, and the numbering tables."""
     order = sorted((k for k, s in enumerate(sources) if is_release(s)),
@@ -55,7 +56,7 @@ def number(
     for k in order:
         firsts.setdefault(sources[k].sha256, k)
     chain = [k for k in order if firsts[sources[k].sha256] == k]
-    lines = lineage.follow([(sources[k], cleaned[k]) for k in chain])
+    lines = lineage.follow([(sources[k], cleaned[k]) for k in chain], jobs)
     chain_ids = [sources[k].source_id for k in chain]
     reference = chain_ids[-1] if chain_ids else ""
     newest = Newest.of(cleaned[chain[-1]] if chain else ())
@@ -71,6 +72,7 @@ def number(
             lid = lines.of_element.get((sources[k].source_id, el.line_start)) if el.kind == "rule" else None
             if lid:
                 worded[folded(el.text)].add(lid)
+    pair_sets: list[tuple[str, tuple[set[tuple[str, str]], set[str]]]] = []  # made when first needed
     for k, (src, els) in enumerate(zip(sources, cleaned, strict=True)):
         if progress:
             progress("align", k + 1, len(sources))
@@ -78,7 +80,9 @@ def number(
             els, rows = _release(src, els, lines, newest)
             attached[src.source_id] = src.source_id
         elif src.status == "ok" and chain:
-            target = _attach_to(src, els, releases, sources)
+            if not pair_sets:
+                pair_sets = [(rel.source_id, lineage.rule_pairs(rel_els)) for rel, rel_els in releases]
+            target = _attach_to(src, els, releases, pair_sets)
             attached[src.source_id] = target
             if target not in indexes:
                 indexes[target] = align.RefIndex.build(cleaned[sources.index(_by_id(sources, target))])
@@ -98,13 +102,13 @@ def _by_id(sources: Sequence[Source], sid: str) -> Source:
 
 
 def _attach_to(src: Source, els: Sequence[Element], releases: list[tuple[Source, Sequence[Element]]],
-               sources: Sequence[Source]) -> str:
+               pair_sets: Sequence[tuple[str, tuple[set[tuple[str, str]], set[str]]]]) -> str:
     """The chain release a source is read against: the same bytes, the one it
     shares most numbers and wordings with, else the newest of its wording era."""
     for rel, _ in releases:
         if rel.sha256 == src.sha256:
             return rel.source_id
-    found = lineage.attach((el for el in els if el.kind == "rule"), releases)
+    found = lineage.attach((el for el in els if el.kind == "rule"), pair_sets)
     if found:
         return found
     same_era = [rel.source_id for rel, _ in releases if rel.era == src.era]

@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import os
-import signal
 import stat
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pipeline import canonical, checks, clean, dedupe, describe, noise, numbering
+from pipeline import canonical, checks, clean, dedupe, describe, noise, numbering, workers
 from pipeline.assemble import assemble
 from pipeline.cache import SourceCache
 from pipeline.decode import DecodeError, decode, sniff_binary
@@ -235,24 +234,12 @@ def _read_all(
             if progress:
                 progress("read", len(results), len(paths))
         return results
-    with ProcessPoolExecutor(max_workers=settings.jobs, initializer=_leave_signals_to_parent) as pool:
-        futures = [pool.submit(read_source, *a) for a in args]
-        try:
-            for done, _ in enumerate(as_completed(futures), 1):
-                if progress:
-                    progress("read", done, len(paths))
-        except BaseException:
-            # Ctrl-C: drop the queued files instead of waiting for all of them.
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    with workers.pool(settings.jobs) as executor:
+        futures = [executor.submit(read_source, *a) for a in args]
+        for done, _ in enumerate(as_completed(futures), 1):
+            if progress:
+                progress("read", done, len(paths))
         return [f.result() for f in futures]
-
-
-def _leave_signals_to_parent() -> None:
-    """In a worker: Ctrl-C and SIGTERM are the parent's to handle; a worker that
-    took them would die with a traceback of its own and break the pool."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def flag_truncation(src: Source, elements: list[Element]) -> tuple[Source, list[Element]]:
@@ -321,7 +308,7 @@ def build(
             cleaned.append(els)
         sources = release_checks(sources, cleaned)
     with clock("align"):
-        numbered = numbering.number(sources, cleaned, progress)
+        numbered = numbering.number(sources, cleaned, progress, settings.jobs)
         sources = [replace(s, numbering_like=numbered.attached.get(s.source_id, "")) for s in sources]
         elements = [el for els in numbered.elements for el in els]
     with clock("dedupe"):
