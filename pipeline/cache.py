@@ -1,8 +1,11 @@
-"""Per-source cache of the first stage (decode, parse, assemble).
+"""Cache of the first stage (decode, parse, assemble) per source, and of each
+lineage step (the alignment of one release with the next) per pair of releases.
 
 An entry is keyed by the file's sha256, its place in ``raw/``, its source id,
 the limits in force and the pipeline's own code (a hash of its modules,
-grammar and data), so a change to any of them parses again. ``--full``
+grammar and data), so a change to any of them parses again. A step's key is
+the content of both releases as alignment reads it, so adding one release
+aligns one new pair (or two, when it lands between two others). ``--full``
 bypasses the cache. After a published run the cache is pruned to the entries
 that run used, so it holds the sources that still exist and no more.
 """
@@ -49,6 +52,12 @@ class SourceCache:
     def key(self, sha256: str, rel_path: str, source_id: str, settings: Any) -> str:
         raw = f"{code_version()}\0{sha256}\0{rel_path}\0{source_id}\0{settings!r}"
         return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()
+
+    def step_key(self, before: str, after: str) -> str:
+        """The key of one lineage step, from the digests of the two releases as
+        alignment sees them (``lineage.Release.digest``)."""
+        raw = f"{code_version()}\0step\0{before}\0{after}"
+        return hashlib.sha256(raw.encode()).hexdigest()
 
     def get(self, key: str) -> Any | None:
         if not self.reuse:

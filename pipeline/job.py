@@ -176,7 +176,7 @@ def run_job(
             shutil.rmtree(staging, ignore_errors=True)
         if cache is not None:
             cache.prune({cache.key(s.sha256, s.path, s.source_id, settings.limits())
-                         for s in corpus.sources if s.sha256})
+                         for s in corpus.sources if s.sha256} | set(corpus.step_keys))
     return JobResult("published", report, report["problems"], corpus)
 
 

@@ -29,6 +29,8 @@ lineages.
 from __future__ import annotations
 
 import bisect
+import hashlib
+import pickle
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -40,6 +42,7 @@ from rapidfuzz import fuzz, process
 
 from pipeline import workers
 from pipeline.align import SEE_RULE, folded
+from pipeline.cache import SourceCache
 from pipeline.canonical import section_of, title_key
 from pipeline.dedupe import normalise_number
 from pipeline.records import Element, Source
@@ -98,6 +101,11 @@ class Release:
     sections_of: list[str]
     sections: dict[str, str]  # section number -> title key
     aliases: dict[str, str]  # former title key -> section number ("(Obsolete)" glossary entries)
+
+    def digest(self) -> str:
+        """A hash of everything alignment reads (not the elements, not the id)."""
+        content = (self.numbers, self.keys, self.sections_of, self.sections, self.aliases)
+        return hashlib.sha256(pickle.dumps(content, protocol=5)).hexdigest()
 
     @classmethod
     def build(cls, source_id: str, elements: Sequence[Element]) -> Release:
@@ -486,6 +494,7 @@ class Lineages:
     score: dict[tuple[str, int], float] = field(default_factory=dict)  # weakest step from here on
     sections: dict[tuple[str, str], str] = field(default_factory=dict)  # (release, section) -> current
     releases: list[str] = field(default_factory=list)
+    step_keys: list[str] = field(default_factory=list)  # the cache entries of the steps
 
     def current(self, source_id: str, number: str) -> tuple[str, str]:
         """(lineage id, canonical number) of a number as one source wrote it."""
@@ -493,12 +502,14 @@ class Lineages:
         return lid, self.lineages[lid].canonical_number if lid else ""
 
 
-def follow(releases: Sequence[tuple[Source, Sequence[Element]]], jobs: int = 1) -> Lineages:
+def follow(releases: Sequence[tuple[Source, Sequence[Element]]], jobs: int = 1,
+           cache: SourceCache | None = None) -> Lineages:
     """Chain the steps between consecutive releases (given in date order); the
-    steps themselves are independent, aligned in ``jobs`` processes."""
+    steps themselves are independent, aligned in ``jobs`` processes, each read
+    from ``cache`` when the same two releases were aligned before."""
     out = Lineages(releases=[s.source_id for s, _ in releases])
     built = [Release.build(s.source_id, els) for s, els in releases]
-    steps = _steps(built, jobs)
+    steps = _steps(built, jobs, cache, out.step_keys)
     ids: list[list[str]] = []
     for k, rel in enumerate(built):
         if k == 0:
@@ -540,15 +551,27 @@ def follow(releases: Sequence[tuple[Source, Sequence[Element]]], jobs: int = 1) 
     return out
 
 
-def _steps(built: Sequence[Release], jobs: int) -> list[Step]:
-    """``align_pair`` of each release with the next, in order."""
-    pairs = list(zip(built, built[1:], strict=False))
-    if jobs <= 1 or len(pairs) < 2:
-        return [align_pair(a, b) for a, b in pairs]
-    # Alignment reads numbers, wordings and sections only: the elements stay here.
-    light = [replace(rel, rules=[]) for rel in built]
-    with workers.pool(jobs) as executor:
-        return list(executor.map(align_pair, light, light[1:], chunksize=4))
+def _steps(built: Sequence[Release], jobs: int, cache: SourceCache | None, used: list[str]) -> list[Step]:
+    """``align_pair`` of each release with the next, in order; the cache keys
+    of the steps go to ``used``."""
+    digests = [rel.digest() for rel in built] if cache else []
+    keys = [cache.step_key(x, y) for x, y in zip(digests, digests[1:], strict=False)] if cache else []
+    used.extend(keys)
+    found: list[Step | None] = [cache.get(key) for key in keys] if cache else [None] * max(0, len(built) - 1)
+    todo = [k for k, step in enumerate(found) if not isinstance(step, Step)]
+    if jobs <= 1 or len(todo) < 2:
+        made = [align_pair(built[k], built[k + 1]) for k in todo]
+    else:
+        # Alignment reads numbers, wordings and sections only: the elements stay here.
+        light = [replace(rel, rules=[]) for rel in built]
+        with workers.pool(jobs) as executor:
+            made = list(executor.map(align_pair, [light[k] for k in todo], [light[k + 1] for k in todo],
+                                     chunksize=4))
+    for k, step in zip(todo, made, strict=True):
+        found[k] = step
+        if cache:
+            cache.put(keys[k], step)
+    return [step for step in found if isinstance(step, Step)]
 
 
 def _new(out: Lineages, rel: Release, j: int) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from pipeline import align, lineage
 from pipeline.align import folded
+from pipeline.cache import SourceCache
 from pipeline.canonical import Mapping, title_key
 from pipeline.dedupe import normalise_number
 from pipeline.lineage import Lineage, Lineages, change_of
@@ -36,6 +37,7 @@ class Numbering:
     attached: dict[str, str]
     reference: str
     chain: list[str] = field(default_factory=list)
+    step_keys: list[str] = field(default_factory=list)  # cache entries of the lineage steps
 
 
 def is_release(src: Source) -> bool:
@@ -46,7 +48,7 @@ def is_release(src: Source) -> bool:
 
 def number(
     sources: Sequence[Source], cleaned: Sequence[Sequence[Element]], progress: Progress | None = None,
-    jobs: int = 1,
+    jobs: int = 1, cache: SourceCache | None = None,
 ) -> Numbering:
     """Canonical numbers for every source's elements, and the numbering tables."""
     order = sorted((k for k, s in enumerate(sources) if is_release(s)),
@@ -56,7 +58,7 @@ def number(
     for k in order:
         firsts.setdefault(sources[k].sha256, k)
     chain = [k for k in order if firsts[sources[k].sha256] == k]
-    lines = lineage.follow([(sources[k], cleaned[k]) for k in chain], jobs)
+    lines = lineage.follow([(sources[k], cleaned[k]) for k in chain], jobs, cache)
     chain_ids = [sources[k].source_id for k in chain]
     reference = chain_ids[-1] if chain_ids else ""
     newest = Newest.of(cleaned[chain[-1]] if chain else ())
@@ -94,7 +96,7 @@ def number(
         out_elements.append(list(els))
         mappings.extend(_unique(rows))
     history, ordered = _history(sources, out_elements, lines, attached, chain_ids)
-    return Numbering(out_elements, mappings, ordered, history, attached, reference, chain_ids)
+    return Numbering(out_elements, mappings, ordered, history, attached, reference, chain_ids, lines.step_keys)
 
 
 def _by_id(sources: Sequence[Source], sid: str) -> Source:

@@ -56,6 +56,7 @@ class Corpus:
     clock: Stopwatch = field(default_factory=lambda: Stopwatch())
     lineages: list[Lineage] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
+    step_keys: list[str] = field(default_factory=list)  # cache entries of the lineage steps used
 
 
 class Stopwatch:
@@ -308,11 +309,11 @@ def build(
             cleaned.append(els)
         sources = release_checks(sources, cleaned)
     with clock("align"):
-        numbered = numbering.number(sources, cleaned, progress, settings.jobs)
+        numbered = numbering.number(sources, cleaned, progress, settings.jobs, cache)
         sources = [replace(s, numbering_like=numbered.attached.get(s.source_id, "")) for s in sources]
         elements = [el for els in numbered.elements for el in els]
     with clock("dedupe"):
         elements = list(dedupe.dedupe(elements))
     parsed = sum(1 for _, _, seconds in results if seconds is not None)
     return Corpus(sources, elements, numbered.mappings, numbered.reference, parsed, clock,
-                  numbered.lineages, numbered.history)
+                  numbered.lineages, numbered.history, numbered.step_keys)

@@ -188,6 +188,38 @@ def test_a_partial_copy_never_ends_a_lineage(tmp_path: Path) -> None:
     assert data.lineages[data.find("702.87a", source="cr-2011-09-30__pit142857")]["canonical_number"] == "702.88a"
 
 
+def test_adding_a_release_aligns_only_the_new_pair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Steps are cached by the content of both releases: a re-run with one release
+    more aligns one pair, and gives the lineages a cold run gives."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    for name in ("cr-1999-04-23.txt", "cr-1999-11-01.txt"):
+        shutil.copy(RAW / name, raw / name)
+    aligned: list[tuple[str, str]] = []
+    real = lineage.align_pair
+
+    def counting(a: lineage.Release, b: lineage.Release) -> lineage.Step:
+        aligned.append((a.source_id, b.source_id))
+        return real(a, b)
+
+    monkeypatch.setattr(lineage, "align_pair", counting)
+    args = ["ingest", "-q", "--jobs", "1", "--raw", str(raw), "--cache-dir", str(tmp_path / "cache")]
+    assert CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out")]).exit_code == 0
+    assert aligned == [("cr-1999-04-23", "cr-1999-11-01")]
+    shutil.copy(RAW / "cr-2001-09-24.txt", raw)
+    aligned.clear()
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert aligned == [("cr-1999-11-01", "cr-2001-09-24")]
+    # Both steps stay in the pruned cache; a cold run agrees with the cached one.
+    assert len([p for p in (tmp_path / "cache").iterdir() if p.suffix == ".pickle"]) == 3 + 2
+    cold = CliRunner().invoke(main, [*args[:-2], "--full", "--out", str(tmp_path / "cold")])
+    assert cold.exit_code == 0, cold.output
+    assert aligned[1:] == [("cr-1999-04-23", "cr-1999-11-01"), ("cr-1999-11-01", "cr-2001-09-24")]
+    for name in ("lineages.csv", "renumber_map.csv", "rule_history.csv"):
+        assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "cold" / name).read_bytes()
+
+
 def test_resolve_old_citations(bundled) -> None:  # type: ignore[no-untyped-def]
     out = bundled[1]
     entwine = resolve(out, "CR 502.32a", as_of="2004-12-01")
