@@ -140,6 +140,16 @@ def read_source(
     """Stage one for a single file: (source, elements, seconds spent by stage, or
     None when it came from the cache). Never raises: a bad file comes back
     quarantined with its reason."""
+    found = _read_source(path, raw, settings, cache, sid, parse_missing=True)
+    assert found is not None
+    return found
+
+
+def _read_source(
+    path: Path, raw: Path, settings: Settings, cache: SourceCache | None, sid: str, parse_missing: bool
+) -> tuple[Source, list[Element], dict[str, float] | None] | None:
+    """``read_source``, or None for a file that is neither bad nor cached when
+    ``parse_missing`` is false (it is then parsed elsewhere)."""
     rel = path.relative_to(raw).as_posix()
     sid = sid or source_id(path)
     try:
@@ -160,6 +170,8 @@ def read_source(
         hit = cache.get(key)
         if hit is not None:
             return hit[0], hit[1], None
+    if not parse_missing:
+        return None
     seconds: dict[str, float] = {}
     try:
         src, elements = _ingest(base, data, settings, seconds)
@@ -235,12 +247,21 @@ def _read_all(
             if progress:
                 progress("read", len(results), len(paths))
         return results
+    # Cached and unreadable files here (a cached result sent back from a worker
+    # would be unpickled twice); the rest parsed in the workers.
+    found = [_read_source(*a, parse_missing=False) for a in args]
+    todo = [k for k, result in enumerate(found) if result is None]
+    if progress and len(todo) < len(args):
+        progress("read", len(args) - len(todo), len(args))
+    if not todo:
+        return [result for result in found if result is not None]
     with workers.pool(settings.jobs) as executor:
-        futures = [executor.submit(read_source, *a) for a in args]
-        for done, _ in enumerate(as_completed(futures), 1):
+        futures = {executor.submit(read_source, *args[k]): k for k in todo}
+        for done, future in enumerate(as_completed(futures), len(args) - len(todo) + 1):
+            found[futures[future]] = future.result()
             if progress:
                 progress("read", done, len(paths))
-        return [f.result() for f in futures]
+    return [result for result in found if result is not None]
 
 
 def flag_truncation(src: Source, elements: list[Element]) -> tuple[Source, list[Element]]:
