@@ -55,7 +55,7 @@ MIN_FAR = 80.0
 # How much a subset match (one wording holds the other's words) counts.
 SUBSET_WEIGHT = 0.9
 # A rule that kept its number wins a near tie (a split: the piece that kept the number).
-SAME_NUMBER_BONUS = 3.0
+SAME_NUMBER_BONUS = 8.0
 # A new rule split off an old one, or an old one merged into a new one: the
 # shorter wording lies inside the longer one at least this closely.
 MIN_CONTAINED = 87.0
@@ -165,6 +165,7 @@ def align_pair(a: Release, b: Release) -> Step:
     step.sections = _sections_by_title(a, b)
     subjects = Subjects.of(a, b)
     _identical(a, b, step)
+    _kept_heads(a, b, step)
     _by_context(a, b, step, subjects)
     _vote_sections(a, b, step)
     _by_context(a, b, step, subjects)
@@ -393,6 +394,35 @@ def _numbering_kept(a: Release, b: Release, step: Step) -> bool:
     """Whether most rules paired so far kept their numbers (not so in July 2009)."""
     kept = sum(a.numbers[i] == b.numbers[j] for i, j in step.pairs.items())
     return kept * 2 >= len(step.pairs)
+
+
+def _kept_heads(a: Release, b: Release, step: Step) -> None:
+    """A rule whose first sentence stands, word for word, in the rule that kept
+    its number (same section) continues there, however much else moved in or
+    out: when a rule is split and merged at once (transform, 2016), the pieces
+    that went elsewhere are splits, what came in from elsewhere merged."""
+    if not _numbering_kept(a, b, step):
+        return
+    taken = set(step.pairs.values())
+    free_b = {b.numbers[j]: j for j in range(len(b.keys)) if j not in taken}
+    for i in range(len(a.keys)):
+        j = free_b.get(a.numbers[i])
+        if i in step.pairs or j is None or j in taken or step.sections.get(a.sections_of[i]) != b.sections_of[j]:
+            continue
+        head = _first_sentence(a.keys[i])
+        if len(head) >= MIN_CONTAINED_CHARS and head in b.keys[j]:
+            _pair(step, i, j, float(similarity([a.keys[i]], [b.keys[j]], 0.0)[1][0, 0]))
+            taken.add(j)
+
+
+def _first_sentence(text: str) -> str:
+    """Up to and with the first full stop followed by a space (or the end).
+
+    >>> _first_sentence("only permanents can transform. if a spell does, nothing happens.")
+    'only permanents can transform.'
+    """
+    end = text.find(". ")
+    return text if end < 0 else text[:end + 1]
 
 
 def _same_number(a: Release, b: Release, step: Step, subjects: Subjects) -> None:

@@ -31,7 +31,6 @@ KNOWN_WRONG = {
     "A024": "ended: 'enchant world' moved into the supertype rules in 2004 with new wording",
     "A028": "ended: snow-covered's keyword rule became a supertype rule in 2004",
     "A037": "702.22c: Bands with other's rule is read as continuing, the key has it merged",
-    "A041": "not found: 1999's '408f' (a misprint of 408.2f) is not a rule number of the grammar",
     "A049": "ended: the loop rule 421.1 became the shortcut rules of 2009 (now 732.1b) in new words",
     "A051": "613.7m instead of 613.7d: a layer rule's neighbours reshuffled in the 2009 overhaul",
     "B020": "ended: the sealed-deck rule 100.3 is rewritten beyond recognition in 2009 (now 100.2b)",
@@ -40,10 +39,7 @@ KNOWN_WRONG = {
     "B027": "500.5a instead of 500.5: the 2026-01 rebuild of 500.4/500.5",
     "C026": "903.9c: the commander rule the key has removed in 2016 pairs with a new one",
     "C052": "306.5d instead of 606.3: a planeswalker rule moved to the new section 606",
-    "C055": "903.9b: the key has this commander rule merged in 2015",
-    "C056": "ended: the commander rule the key follows to 903.9b",
-    "C057": "701.27a: the key has transform's second half merged into the first",
-    "C058": "701.27c instead of 701.27a: the 2016 transform rewrite",
+    "C057": "701.27d: the key has transform's second half merged into the first; it pairs with a new rule",
     "C059": "723.7: the key has this rule merged",
 }
 KNOWN_WRONG |= {
