@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: ingest site test lint bench lineage-report vocabulary clean browser
+.PHONY: ingest site test lint bench bench-large lineage-report vocabulary clean browser
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,8 +36,16 @@ lint: $(STAMP)
 	$(PY) -m ruff check pipeline tests
 	$(PY) -m mypy pipeline
 
+# The job on distinct releases: the real ones in CORPUS, then with generated
+# releases to ~90 MB (SCALE=1) and ~900 MB (SCALE=10, or make bench-large: long,
+# and many GB today). Results in bench/results/latest.json; see bench/README.md.
+CORPUS ?= raw
+SCALE ?= 1
 bench: $(STAMP)
-	$(PY) -m pipeline.bench
+	$(PY) -m pipeline.bench --corpus $(CORPUS) --scale $(SCALE)
+
+bench-large: $(STAMP)
+	$(PY) -m pipeline.bench --corpus $(CORPUS) --scale 10
 
 # Score the published lineages (out/) against the hand-traced answer key.
 lineage-report: $(STAMP)
