@@ -12,6 +12,7 @@ import codecs
 import re
 import unicodedata
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -26,6 +27,10 @@ from pipeline import markup
 SINGLE_BYTE = ("cp1252", "mac_roman", "cp437")
 
 _NON_ASCII = re.compile("[^\x00-\x7f]")
+_WORD = re.compile(r"[^\W\d_][\w’'-]*")
+_HIGH_BYTE = re.compile(rb"[\x80-\xff]")
+# A run of bytes that may decode to word characters (ASCII ones, ' and -, any high byte), holding a high byte.
+_HIGH_RUN = re.compile(rb"[0-9A-Za-z_'\-\x80-\xff]*[\x80-\xff][0-9A-Za-z_'\-\x80-\xff]*")
 _TYPOGRAPHY = set("’‘“”–—…•™®©°·")
 _ODD_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 _INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
@@ -116,11 +121,12 @@ def newline_style(text: str) -> str:
 
 
 def _score(text: str) -> tuple[int, list[str]]:
-    """How sensible a single-byte decoding looks: known names, typography, letters."""
+    """How sensible a single-byte decoding looks: known names, typography, letters.
+    (The definition; ``choose_single_byte`` computes it as ``_score_bytes``.)"""
     score = 0
     seen: list[str] = []
     names = accented_names()
-    for word in set(re.findall(r"[^\W\d_][\w’'-]*", text)):
+    for word in set(_WORD.findall(text)):
         if word in names:
             score += 20
             seen.append(word)
@@ -140,6 +146,36 @@ def _score(text: str) -> tuple[int, list[str]]:
     return score, sorted(seen)
 
 
+def _score_bytes(sample: bytes, enc: str, contexts: Counter[bytes], runs: set[bytes]) -> tuple[int, list[str]]:
+    """``_score(sample.decode(enc))`` for a single-byte ``enc``, from the sample's
+    distinct contexts instead of every character: each non-ASCII character
+    scores by itself and its two neighbours (``contexts``: byte triples around
+    each high byte, with counts), and a known name, all of which have an
+    accent, lies in a run of word bytes holding a high byte (``runs``). In the
+    single-byte encodings read, a byte decodes to one character, ASCII exactly
+    when the byte is (a test holds both, and the result, to ``_score``)."""
+    score = 0
+    for triple, count in contexts.items():
+        prev, ch, nxt = triple.decode(enc)
+        cat = unicodedata.category(ch)
+        if ch in _TYPOGRAPHY:
+            score += 2 * count
+        elif cat == "Ll" and prev.isalpha() and prev.islower() and ord(ch) < 0x180:
+            score += count
+        elif not (cat.startswith("L") and (prev.isalpha() or nxt.isalpha())):
+            score -= 3 * count
+    names = accented_names()
+    seen = {word for run in runs for word in _WORD.findall(run.decode(enc)) if word in names}
+    return score + 20 * len(seen), sorted(seen)
+
+
+def _contexts(sample: bytes) -> tuple[Counter[bytes], set[bytes]]:
+    """The inputs of ``_score_bytes`` (a space stands before and after the sample)."""
+    padded = b" " + sample + b" "
+    contexts = Counter(padded[m.start():m.start() + 3] for m in _HIGH_BYTE.finditer(sample))
+    return contexts, set(_HIGH_RUN.findall(sample))
+
+
 def _non_ascii_sample(data: bytes) -> bytes:
     """The lines of ``data`` that hold non-ASCII bytes: all the evidence there is."""
     return b"\n".join(line for line in data.splitlines() if max(line, default=0) > 127)
@@ -148,13 +184,14 @@ def _non_ascii_sample(data: bytes) -> bytes:
 def choose_single_byte(data: bytes) -> tuple[str, str]:
     """Pick the single-byte encoding that decodes ``data`` most sensibly."""
     sample = _non_ascii_sample(data)
+    contexts, runs = _contexts(sample)
     best: tuple[int, int, str, str] | None = None
     for rank, enc in enumerate(SINGLE_BYTE):
         try:
-            text = sample.decode(enc)
+            sample.decode(enc)
         except UnicodeDecodeError:
             continue
-        score, names = _score(text)
+        score, names = _score_bytes(sample, enc, contexts, runs)
         evidence = f"{enc} score {score}" + (f" names {','.join(names)}" if names else "")
         key = (score, -rank, enc, evidence)
         if best is None or key > best:

@@ -90,19 +90,32 @@ def _blank(line: str) -> bool:
     return not line.strip(" \t\f\v")
 
 
+# Line -> terminal, for the lines already typed in this process: releases repeat
+# most of their predecessors' lines, and a line's terminal depends on the line
+# alone (the pattern has no look-behind and sees up to the line's own newline).
+_KINDS: dict[str, str] = {}
+_KINDS_MAX = 1_000_000
+
+
 def parse(text: str, source: str = "<text>") -> list[Line]:
     """Type every non-blank line of ``text`` (``\\n`` line ends)."""
     match = line_pattern().match
+    if len(_KINDS) > _KINDS_MAX:
+        _KINDS.clear()
+    known = _KINDS.get
     padded = text + "\n"
     lines: list[Line] = []
     pos = 0
     for lineno, line in enumerate(text.split("\n"), 1):
         end = pos + len(line)
-        if not _blank(line):
+        kind = known(line)
+        if kind is None and not _blank(line):
             m = match(padded, pos, end + 1)
             if m is None or m.end() != end:
                 raise ParseError(source, lineno, 1 + (m.end() - pos if m else 0), line[:40])
-            lines.append(Line(m.lastgroup or "", lineno, line))
+            kind = _KINDS[line] = m.lastgroup or ""
+        if kind is not None:
+            lines.append(Line(kind, lineno, line))
         pos = end + 1
     return lines
 
