@@ -38,6 +38,7 @@ _NEWLINES = re.compile(r"\r\n|\r|\n")
 # ftfy's badness check is slow; mojibake always leaves some character outside
 # ASCII and common typography, so only lines with one are checked.
 _SUSPECT = re.compile("[^\x00-\x7f’‘“”–—…•™®©°−×]")
+_SUSPECT_LINE = re.compile("(?m)^[^\n]*" + _SUSPECT.pattern + "[^\n]*")
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 _NUL_BETWEEN = re.compile("(?<=[^\\s\x00])\x00+(?=[^\\s\x00])")
 
@@ -156,7 +157,7 @@ def _score_bytes(sample: bytes, enc: str, contexts: Counter[bytes], runs: set[by
     when the byte is (a test holds both, and the result, to ``_score``)."""
     score = 0
     for triple, count in contexts.items():
-        prev, ch, nxt = triple.decode(enc)
+        prev, ch, nxt = tuple(triple.decode(enc))
         cat = unicodedata.category(ch)
         if ch in _TYPOGRAPHY:
             score += 2 * count
@@ -165,7 +166,8 @@ def _score_bytes(sample: bytes, enc: str, contexts: Counter[bytes], runs: set[by
         elif not (cat.startswith("L") and (prev.isalpha() or nxt.isalpha())):
             score -= 3 * count
     names = accented_names()
-    seen = {word for run in runs for word in _WORD.findall(run.decode(enc)) if word in names}
+    # The runs joined by spaces (no word character) read as they read apart.
+    seen = {word for word in _WORD.findall(b" ".join(runs).decode(enc)) if word in names}
     return score + 20 * len(seen), sorted(seen)
 
 
@@ -178,7 +180,7 @@ def _contexts(sample: bytes) -> tuple[Counter[bytes], set[bytes]]:
 
 def _non_ascii_sample(data: bytes) -> bytes:
     """The lines of ``data`` that hold non-ASCII bytes: all the evidence there is."""
-    return b"\n".join(line for line in data.splitlines() if max(line, default=0) > 127)
+    return b"\n".join(line for line in data.splitlines() if not line.isascii())
 
 
 def choose_single_byte(data: bytes) -> tuple[str, str]:
@@ -415,8 +417,12 @@ def decode(data: bytes) -> Decoded:
         text = "\n".join(lines)
     if not text.isascii():
         lines = text.split("\n")
-        for i, line in enumerate(lines):
-            if not line.isascii() and _SUSPECT.search(line) and is_bad(line):
+        # The lines holding a character outside ASCII and typography, found in one scan.
+        i, at = 0, 0
+        for m in _SUSPECT_LINE.finditer(text):
+            i, at = i + text.count("\n", at, m.start()), m.start()
+            line = lines[i]
+            if is_bad(line):
                 repaired = ftfy.fix_text(line, _FTFY)
                 if repaired != line and "\n" not in repaired:
                     lines[i] = repaired
