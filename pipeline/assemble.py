@@ -219,9 +219,10 @@ class _State:
     previous: Line | None = None  # the line before the one being read
 
 
-def assemble(source_id: str, lines: Sequence[Line]) -> list[Element]:
-    """Turn one source's typed lines into elements covering every non-blank line."""
-    shape = layout(lines)
+def assemble(source_id: str, lines: Sequence[Line], shape: Layout | None = None) -> list[Element]:
+    """Turn one source's typed lines into elements covering every non-blank line
+    (``shape``: their ``layout``, when the caller has it already)."""
+    shape = layout(lines) if shape is None else shape
     state = _State(source_id, shape)
     for line, region in zip(lines, shape.regions, strict=True):
         opens = region != state.region

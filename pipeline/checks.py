@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from pipeline import numbers
-from pipeline.assemble import layout, split_number, toc_key
+from pipeline.assemble import Layout, layout, split_number, toc_key
 from pipeline.parse import Line
 from pipeline.records import Element, Source
 
@@ -57,7 +57,7 @@ def format_checks(checks: Iterable[Check]) -> str:
     return "; ".join(str(c) for c in checks)
 
 
-def numbered_lines(lines: Sequence[Line], elements: Sequence[Element]) -> Check:
+def numbered_lines(lines: Sequence[Line], elements: Sequence[Element], shape: Layout | None = None) -> Check:
     """Numbered lines seen against rule, section and chapter elements made.
 
     The count is taken from the typed lines, not from the regions the assembler
@@ -65,8 +65,10 @@ def numbered_lines(lines: Sequence[Line], elements: Sequence[Element]) -> Check:
     subrule of a whole document; a wrapped sentence's next line may start with
     a number ("See rule\\n212.2 ...") and is no numbered line.
     """
-    shape = layout(lines)
-    keys = Counter(toc_key(ln.text) for ln in lines if ln.kind in ("CHAPTER", "SECTION", "RULE", "DOTTED"))
+    shape = layout(lines) if shape is None else shape
+    numbered = ("CHAPTER", "SECTION", "RULE", "DOTTED")
+    key_of = {i: toc_key(ln.text) for i, ln in enumerate(lines) if ln.kind in numbered}
+    keys = Counter(key_of.values())
     first_subrule = next(
         (i for i, ln in enumerate(lines)
          if ln.kind == "RULE" and "." in split_number(numbers.RULE_AT_START, ln.text)[0]),
@@ -74,8 +76,8 @@ def numbered_lines(lines: Sequence[Line], elements: Sequence[Element]) -> Check:
     )
     seen, met = 0, set()
     for i, ln in enumerate(lines):
-        if ln.kind in ("CHAPTER", "SECTION", "RULE", "DOTTED"):
-            key = toc_key(ln.text)
+        if ln.kind in numbered:
+            key = key_of[i]
             contents = shape.is_cr and i < first_subrule and keys[key] > 1 and key not in met
             met.add(key)
             if ln.kind != "DOTTED" and not contents and not shape.wrap.breaks(lines[i - 1] if i else None, ln):
@@ -127,9 +129,10 @@ def glossary_text(elements: Sequence[Element]) -> Check:
     return Check("glossary_text", not empty, detail)
 
 
-def source_checks(lines: Sequence[Line], elements: Sequence[Element]) -> tuple[Check, ...]:
-    """The checks one source can make on its own."""
-    checks = [numbered_lines(lines, elements), rule_order(elements)]
+def source_checks(lines: Sequence[Line], elements: Sequence[Element], shape: Layout | None = None
+                  ) -> tuple[Check, ...]:
+    """The checks one source can make on its own (``shape``: the lines' ``layout``, if made)."""
+    checks = [numbered_lines(lines, elements, shape), rule_order(elements)]
     if any(el.kind == "glossary" for el in elements):
         checks.append(glossary_text(elements))
     return tuple(checks)

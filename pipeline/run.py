@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import canonical, checks, clean, dedupe, describe, noise, numbering, workers
-from pipeline.assemble import assemble
+from pipeline.assemble import assemble, layout
 from pipeline.cache import SourceCache
 from pipeline.decode import DecodeError, decode, sniff_binary
 from pipeline.lineage import Lineage
@@ -210,7 +210,8 @@ def _ingest(
         if len(line) > settings.max_line_chars:
             raise Quarantine(f"line {i}: {len(line)} characters, over the limit of {settings.max_line_chars}")
     lines = parse(decoded.text, base.path)
-    elements = assemble(base.source_id, lines)
+    shape = layout(lines)
+    elements = assemble(base.source_id, lines, shape)
     seconds["parse"] = time.perf_counter() - t1
     if decoded.line_flags:
         elements = _flag_lines(elements, decoded.line_flags)
@@ -232,7 +233,7 @@ def _ingest(
             (("empty",) if not elements else ()) + tuple(f for _, f in decoded.line_flags)
         )),
     )
-    return checks.judge(src, checks.source_checks(lines, elements)), elements
+    return checks.judge(src, checks.source_checks(lines, elements, shape)), elements
 
 
 def _read_all(
