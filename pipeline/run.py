@@ -313,8 +313,14 @@ def build(
     for _, _, seconds in results:
         for stage, value in (seconds or {}).items():
             clock.cpu[stage] = clock.cpu.get(stage, 0.0) + value
+    parsed = sum(1 for _, _, seconds in results if seconds is not None)
+    # Each stage makes new elements; the previous stage's are let go as soon as
+    # they are used, so that at most two generations are held at once.
+    read = [els for _, els, _ in results]
+    del results
     with clock("clean"):
-        per_source = noise.classify([els for _, els, _ in results])
+        per_source = noise.classify(read)
+        del read
         official = {s.source_id for s in sources if s.format == "cr_document"}
         vocab = clean.Vocabulary.build(
             (el.body for els in per_source for el in els if el.source_id in official),
@@ -329,13 +335,15 @@ def build(
                 counts[el.kind] += el.line_end - el.line_start + 1
             sources[i] = replace(sources[i], line_counts=dict(counts))
             cleaned.append(els)
+        del per_source
         sources = release_checks(sources, cleaned)
     with clock("align"):
         numbered = numbering.number(sources, cleaned, progress, settings.jobs, cache)
+        del cleaned
         sources = [replace(s, numbering_like=numbered.attached.get(s.source_id, "")) for s in sources]
         elements = [el for els in numbered.elements for el in els]
+        numbered.elements.clear()
     with clock("dedupe"):
         elements = list(dedupe.dedupe(elements))
-    parsed = sum(1 for _, _, seconds in results if seconds is not None)
     return Corpus(sources, elements, numbered.mappings, numbered.reference, parsed, clock,
                   numbered.lineages, numbered.history, numbered.step_keys)
