@@ -67,10 +67,8 @@ def _build_child(tables: Mapping[str, Iterable[Row]], path: Path, reference: str
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         build(tables, path, reference)
-        digest = hashlib.sha256()
         with path.open("rb") as fh:
-            while block := fh.read(1 << 20):
-                digest.update(block)
+            digest = hashlib.file_digest(fh, "sha256")
     except Exception as exc:  # reported to the parent, which fails the run cleanly
         writer.send((f"{type(exc).__name__}: {exc}", ""))
     else:

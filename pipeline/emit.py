@@ -3,11 +3,11 @@
 
 Each table's rows are made once, as tuples in the contract's column order; the
 large tables (the ledger, renumber_map, rule_history, ...) are not kept as lists
-at all but made from the corpus's own records each time they are read. The csv
-module writes them (``\\n`` line ends, stable order), hashing the bytes on their
-way to the file. Meanwhile a forked process loads the same rows into SQLite,
-and a thread copies each CSV, once written, to Parquet (Arrow reads and writes
-outside the GIL) while the next one is written.
+at all but made from the corpus's own records each time they are read. They are
+written as the csv module writes them (``\\n`` line ends, stable order), hashed on
+their way to the file. Meanwhile a forked process loads the same rows into
+SQLite, and a thread copies each CSV, once written, to Parquet (Arrow reads and
+writes outside the GIL) while the next one is written.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ class _HashingFile(io.RawIOBase):
 def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Row]) -> tuple[int, str]:
     """Write a header and rows; returns the rows written and the file's sha256.
 
-    The bytes are those of the csv module (``QUOTE_MINIMAL``, ``\n`` line ends), which
+    The bytes are those of the csv module (``QUOTE_MINIMAL``, ``\\n`` line ends), which
     writes the same as pandas' ``to_csv`` here, four times faster; built by ``_cell``
     and ``str.join`` they take a third less time again (a test holds the two equal)."""
     n = 0
@@ -105,7 +105,8 @@ def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Row]) -> tuple[
 
 def _cell(value: Any) -> str:
     """A CSV cell: ``None`` is empty; a string is quoted (its quotes doubled) when it
-    holds a comma, a quote or a line break.
+    holds a comma, a quote or a line break (a carriage return too, which the csv
+    module of Python 3.11 leaves bare, and readers take for the end of a line).
 
     >>> [_cell(v) for v in (None, 97.0, 3, "a b", "a,b", 'a "b" c', "a\\nb")]
     ['', '97.0', '3', 'a b', '"a,b"', '"a ""b"" c"', '"a\\nb"']

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.dataset import read_csv
-from pipeline.tables import TABLES, Table
+from pipeline.tables import Table
 
 FOLDER = "parquet"
 
@@ -63,8 +63,3 @@ def copy(out: Path, table: Table) -> int:
     pa.default_memory_pool().release_unused()  # Arrow's allocator keeps what it freed; the run needs it back
     return rows
 
-
-def write(out: Path) -> dict[str, int]:
-    """Write the Parquet copy of every table whose CSV is in ``out``; returns row
-    counts by path relative to ``out``."""
-    return {path_of(out, t).relative_to(out).as_posix(): copy(out, t) for t in TABLES}
