@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline import __version__, checks, emit, package, parquet, publish
+from pipeline import __version__, checks, emit, package, publish
 from pipeline.cache import SourceCache, code_version
 from pipeline.lineage import change_of
 from pipeline.run import Corpus, Progress, Settings, build, discover
@@ -160,9 +160,9 @@ def run_job(
         staging = publish.staging_dir(out)
         try:
             with corpus.clock("emit"):
-                counts = emit.write(corpus, staging)
-                counts.update(parquet.write(staging))
-                hashes = package.write(staging)
+                written = emit.write(corpus, staging)
+                hashes = {**written.sha256, **package.write(staging, written.sha256)}
+            counts = written.rows
             (staging / CHANGES).write_text(changes(out, staging, corpus), encoding="utf-8")
             why = shrinkage(previous, corpus, counts.get("rules.csv", 0))
             if why and not allow_shrink:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -74,7 +75,7 @@ def _schema(table: Table) -> dict[str, Any]:
     return schema
 
 
-def _parquet_resource(out: Path, table: Table) -> dict[str, Any]:
+def _parquet_resource(out: Path, table: Table, hashed: Callable[[Path], str]) -> dict[str, Any]:
     """The Parquet copy of a table. No ``bytes``: Frictionless cannot count a Parquet
     file's bytes and would report every one as wrong; the sha256 is there."""
     path = parquet.path_of(out, table)
@@ -85,13 +86,19 @@ def _parquet_resource(out: Path, table: Table) -> dict[str, Any]:
         "description": f"{table.description} A Parquet copy of {table.name}.csv.",
         "format": "parquet",
         "mediatype": "application/vnd.apache.parquet",
-        "hash": "sha256:" + sha256_of(path),
+        "hash": "sha256:" + hashed(path),
         "schema": _schema(table),
     }
 
 
-def datapackage(out: Path) -> dict[str, Any]:
-    """The Data Package descriptor for the CSVs (and their Parquet copies) already written in ``out``."""
+def datapackage(out: Path, sha256: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The Data Package descriptor for the CSVs (and their Parquet copies) already written in
+    ``out``; ``sha256`` gives the digests already known, by path relative to ``out``."""
+    known = sha256 or {}
+
+    def hashed(path: Path) -> str:
+        return known.get(path.relative_to(out).as_posix()) or sha256_of(path)
+
     resources_ = []
     for table in TABLES:
         path = out / f"{table.name}.csv"
@@ -110,11 +117,11 @@ def datapackage(out: Path) -> dict[str, Any]:
             "mediatype": "text/csv",
             "encoding": "utf-8",
             "bytes": path.stat().st_size,
-            "hash": "sha256:" + sha256_of(path),
+            "hash": "sha256:" + hashed(path),
             "dialect": {"delimiter": ",", "lineTerminator": "\n", "quoteChar": '"', "header": True},
             "schema": schema,
         })
-    resources_ += [_parquet_resource(out, t) for t in TABLES if parquet.path_of(out, t).exists()]
+    resources_ += [_parquet_resource(out, t, hashed) for t in TABLES if parquet.path_of(out, t).exists()]
     return {
         "profile": "tabular-data-package",
         "name": "mtg-comprehensive-rules",
@@ -127,10 +134,11 @@ def datapackage(out: Path) -> dict[str, Any]:
     }
 
 
-def write(out: Path) -> dict[str, str]:
+def write(out: Path, sha256: Mapping[str, str] | None = None) -> dict[str, str]:
     """Write ``datapackage.json`` and the rules.json schema into ``out``; returns
-    the sha256 of each file it described, so that nobody hashes them again."""
-    descriptor = datapackage(out)
+    the sha256 of each file it described, so that nobody hashes them again
+    (``sha256``: the digests already known, by path relative to ``out``)."""
+    descriptor = datapackage(out, sha256)
     (out / "datapackage.json").write_text(json.dumps(descriptor, ensure_ascii=False, indent=1) + "\n",
                                           encoding="utf-8")
     (out / SCHEMA_NAME).write_text(json.dumps(rules_schema(), indent=1) + "\n", encoding="utf-8")

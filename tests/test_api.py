@@ -11,9 +11,11 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import pipeline
+from pipeline import parquet
 from pipeline.tables import BY_NAME, TABLES
 from tests.conftest import ROOT
 
@@ -82,6 +84,16 @@ def test_parquet_round_trip_equals_the_csv(loaded: pipeline.Tables, bundled) -> 
     for table in TABLES:
         back = pd.read_parquet(out / "parquet" / f"{table.name}.parquet")
         pd.testing.assert_frame_equal(back, loaded[table.name], check_exact=True)
+
+
+def test_parquet_schema_is_the_one_pandas_gives_the_loaded_dtypes() -> None:
+    """The Parquet schema is built without pandas (importing it costs a run more than
+    most copies); it is the one ``pa.Schema.from_pandas`` gives, metadata included."""
+    dtypes = {"string": pd.StringDtype(), "integer": pd.Int64Dtype(), "number": pd.Float64Dtype()}
+    for table in TABLES:
+        empty = pd.DataFrame({c: pd.Series([], dtype=dtypes[table.type_of(c)]) for c in table.columns})
+        expected = pa.Schema.from_pandas(empty, preserve_index=False)
+        assert parquet.schema(table).equals(expected, check_metadata=True), table.name
 
 
 def test_datapackage_lists_parquet_and_describes_every_field(bundled) -> None:  # type: ignore[no-untyped-def]

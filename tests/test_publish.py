@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import csv
 import errno
 import hashlib
+import io
 import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -20,6 +24,7 @@ from jsonschema import Draft202012Validator
 
 from pipeline import emit, publish
 from pipeline.cli import main
+from pipeline.tables import TABLES
 from tests.conftest import RAW, ROOT
 
 SMALL = ["000_eb8496d4591d3274.txt", "003_cae9f8b12e336c00.txt", "cr-2024-09-20.txt", "cr-2026-08-07.txt"]
@@ -102,6 +107,24 @@ def test_run_json_reports_inputs_stages_and_outputs(bundled) -> None:  # type: i
     outputs = {o["file"]: o for o in report["outputs"]}
     assert outputs["qa.csv"]["rows"] == 69
     assert outputs["elements.csv"]["sha256"] == hashlib.sha256((out / "elements.csv").read_bytes()).hexdigest()
+
+
+def test_files_hold_what_their_libraries_would_write(bundled) -> None:  # type: ignore[no-untyped-def]
+    """The writer builds CSV lines itself and writes rules.json a section at a time (for
+    speed): each CSV is what the csv module writes for its rows, rules.json is what
+    json.dumps writes, and the database, loaded from the same rows, holds each CSV's rows."""
+    _, out = bundled
+    with closing(sqlite3.connect(out / "rules.sqlite")) as con:
+        for table in TABLES:
+            text = (out / f"{table.name}.csv").read_bytes().decode("utf-8")
+            rows = list(csv.reader(io.StringIO(text, newline="")))
+            again = io.StringIO(newline="")
+            csv.writer(again, lineterminator="\n").writerows(rows)
+            assert again.getvalue() == text, table.name
+            stored = con.execute(f'SELECT * FROM "{table.name}" ORDER BY rowid')
+            assert [["" if v is None else str(v) for v in row] for row in stored] == rows[1:], table.name
+    text = (out / "rules.json").read_bytes().decode("utf-8")
+    assert json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":")) + "\n" == text
 
 
 def test_search_finds_umbra_armor_and_dandan(bundled) -> None:  # type: ignore[no-untyped-def]
