@@ -50,6 +50,10 @@ SECTION_IN_TEXT = re.compile(rf"(?<![\w.])({SECTION_NUMBER})(?![\w])")
 # rules.schema.json checks rules.json against.
 CANONICAL = rf"^(?:{CHAPTER_NUMBER}|{RULE_NUMBER.replace('[ ]?', '')})$"
 
+# A rule's number up to its letters, as the reference writes it ("702.42" of
+# "702.42a"): for tools that write or rewrite numbers (the benchmark's generator).
+SUBRULE = r"\d{3}\.\d{1,3}"
+
 # The parts of a number as written: digits, subrule digits, letters.
 _PARTS = re.compile(r"(\d{3})(?:\.[ ]?(\d{0,3})([a-z]{0,2}))?\.?")
 

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from pipeline import job, publish, run
 from pipeline.cache import SourceCache
 from pipeline.cli import main
+from pipeline.lineage import Step
 from pipeline.records import Source
 from pipeline.run import Corpus, Settings, source_ids
 from tests.conftest import RAW, ROOT
@@ -547,7 +548,7 @@ def test_cache_is_pruned_to_the_sources_that_exist(small_raw: Path, tmp_path: Pa
     stale_temp.write_bytes(b"torn")
     out = tmp_path / "out"
     assert _ingest(small_raw, out, "--cache-dir", str(cache_dir))[0] == 0
-    assert len(list(cache_dir.glob("*.pickle"))) == 5
+    assert len(list(cache_dir.glob("*.pickle"))) == 5 + 1  # five sources, one lineage step (2024 -> 2026)
     (small_raw / "003_cae9f8b12e336c00.txt").unlink()
     (small_raw / "000_eb8496d4591d3274.txt").write_text("Q: Changed?\nA: Yes.\n", encoding="utf-8")
     assert _ingest(small_raw, out, "--cache-dir", str(cache_dir))[0] == 0
@@ -555,17 +556,21 @@ def test_cache_is_pruned_to_the_sources_that_exist(small_raw: Path, tmp_path: Pa
     cache = SourceCache(cache_dir)
     expected = {f"{cache.key(i['sha256'], i['path'], i['source_id'], Settings().limits())}.pickle"
                 for i in report["inputs"]}
-    assert {p.name for p in cache_dir.glob("*.pickle")} == expected and len(expected) == 4
+    kept = {p.name for p in cache_dir.glob("*.pickle")}
+    assert expected <= kept and len(expected) == 4
+    # Besides the sources, the one step between the two releases, which did not change.
+    (step,) = kept - expected
+    assert isinstance(cache.get(step.removesuffix(".pickle")), Step)
     assert (cache_dir / "notes.txt").read_text("utf-8") == "mine\n"
     assert not stale_temp.exists()
 
 
 def test_default_cache_is_pruned_too(published: Path, small_raw: Path, tmp_path: Path) -> None:
     cache_dir = tmp_path / ".cache" / "out"
-    assert len(list(cache_dir.glob("*.pickle"))) == 4
+    assert len(list(cache_dir.glob("*.pickle"))) == 4 + 1  # four sources, one lineage step
     (small_raw / "000_eb8496d4591d3274.txt").write_text("Q: Changed?\nA: Yes.\n", encoding="utf-8")
     assert _ingest(small_raw, published)[0] == 0
-    assert len(list(cache_dir.glob("*.pickle"))) == 4
+    assert len(list(cache_dir.glob("*.pickle"))) == 4 + 1
 
 
 # --- make clean ----------------------------------------------------------------------------------------
