@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +21,8 @@ if os.environ.get("CI"):
 ROOT = Path(__file__).resolve().parent.parent
 RAW = ROOT / "raw"
 DATA = Path(__file__).resolve().parent / "data"
+# Two releases and two dumps: a quick folder for the publishing and safety tests.
+SMALL = ["000_eb8496d4591d3274.txt", "003_cae9f8b12e336c00.txt", "cr-2024-09-20.txt", "cr-2026-08-07.txt"]
 
 
 @pytest.fixture(scope="session")
@@ -48,3 +51,13 @@ def site(bundled: tuple[Corpus, Path], tmp_path_factory: pytest.TempPathFactory)
 
     _, out = bundled
     return build_site(out, tmp_path_factory.mktemp("site") / "site")
+
+
+@pytest.fixture
+def small_raw(tmp_path: Path) -> Path:
+    """A copy of the ``SMALL`` raw files, the test's own to change."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    for name in SMALL:
+        shutil.copy(RAW / name, raw / name)
+    return raw

@@ -27,7 +27,6 @@ from pipeline.cli import main
 from pipeline.tables import TABLES
 from tests.conftest import RAW, ROOT
 
-SMALL = ["000_eb8496d4591d3274.txt", "003_cae9f8b12e336c00.txt", "cr-2024-09-20.txt", "cr-2026-08-07.txt"]
 METADATA = {"run.json", "changes.md"}  # describe the run itself, so they differ run to run
 
 
@@ -35,15 +34,6 @@ def _digests(out: Path) -> dict[str, str]:
     """Every file under ``out`` (the Parquet copies included) by relative path."""
     return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(out.rglob("*")) if p.is_file()}
-
-
-@pytest.fixture
-def small_raw(tmp_path: Path) -> Path:
-    raw = tmp_path / "raw"
-    raw.mkdir()
-    for name in SMALL:
-        shutil.copy(RAW / name, raw / name)
-    return raw
 
 
 def _ingest(raw: Path, out: Path, *extra: str) -> tuple[int, str]:

@@ -28,9 +28,7 @@ from pipeline.cli import main
 from pipeline.lineage import Step
 from pipeline.records import Source
 from pipeline.run import Corpus, Settings, source_ids
-from tests.conftest import RAW, ROOT
-
-SMALL = ["000_eb8496d4591d3274.txt", "003_cae9f8b12e336c00.txt", "cr-2024-09-20.txt", "cr-2026-08-07.txt"]
+from tests.conftest import RAW, ROOT, SMALL
 
 
 def _tree(root: Path) -> dict[str, str]:
@@ -52,15 +50,6 @@ def _one_line_error(output: str) -> str:
     lines = [ln for ln in output.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("Error: "), output
     return lines[0]
-
-
-@pytest.fixture
-def small_raw(tmp_path: Path) -> Path:
-    raw = tmp_path / "raw"
-    raw.mkdir()
-    for name in SMALL:
-        shutil.copy(RAW / name, raw / name)
-    return raw
 
 
 @pytest.fixture
