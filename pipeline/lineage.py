@@ -33,7 +33,7 @@ import hashlib
 import pickle
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -401,18 +401,13 @@ def _kept_heads(a: Release, b: Release, step: Step) -> None:
     its number (same section) continues there, however much else moved in or
     out: when a rule is split and merged at once (transform, 2016), the pieces
     that went elsewhere are splits, what came in from elsewhere merged."""
-    if not _numbering_kept(a, b, step):
-        return
-    taken = set(step.pairs.values())
-    free_b = {b.numbers[j]: j for j in range(len(b.keys)) if j not in taken}
-    for i in range(len(a.keys)):
-        j = free_b.get(a.numbers[i])
-        if i in step.pairs or j is None or j in taken or step.sections.get(a.sections_of[i]) != b.sections_of[j]:
-            continue
-        head = _first_sentence(a.keys[i])
-        if len(head) >= MIN_CONTAINED_CHARS and head in b.keys[j]:
-            _pair(step, i, j, float(similarity([a.keys[i]], [b.keys[j]], 0.0)[1][0, 0]))
-            taken.add(j)
+    def score(old: str, new: str) -> float:
+        head = _first_sentence(old)
+        if len(head) >= MIN_CONTAINED_CHARS and head in new:
+            return float(similarity([old], [new], 0.0)[1][0, 0])
+        return 0.0
+
+    _pair_kept_numbers(a, b, step, score)
 
 
 def _first_sentence(text: str) -> str:
@@ -429,19 +424,28 @@ def _same_number(a: Release, b: Release, step: Step, subjects: Subjects) -> None
     """A rule left over under the same number in the same section, still about
     the same thing, was reworded heavily (a clause cut, a mechanic added): the
     numbering says it is the same rule, and the looser wording agrees."""
+    def score(old: str, new: str) -> float:
+        matrix = similarity([old], [new], MIN_SAME_NUMBER)[1]
+        return float(matrix[0, 0]) if matrix[0, 0] and subjects.same(old, new) else 0.0
+
+    _pair_kept_numbers(a, b, step, score)
+
+
+def _pair_kept_numbers(a: Release, b: Release, step: Step, score: Callable[[str, str], float]) -> None:
+    """Pair each unpaired rule of ``a`` with the unpaired rule of ``b`` under its
+    number in the section its own became, when ``score`` of their wordings is
+    not 0. Not in a renumbered document (July 2009): its numbers say nothing."""
     if not _numbering_kept(a, b, step):
-        return  # a renumbered document (July 2009): its numbers say nothing
+        return
     taken = set(step.pairs.values())
     free_b = {b.numbers[j]: j for j in range(len(b.keys)) if j not in taken}
     for i in range(len(a.keys)):
         j = free_b.get(a.numbers[i])
-        if i in step.pairs or j is None or j in taken:
+        if i in step.pairs or j is None or j in taken or step.sections.get(a.sections_of[i]) != b.sections_of[j]:
             continue
-        if step.sections.get(a.sections_of[i]) != b.sections_of[j]:
-            continue
-        straight, matrix = similarity([a.keys[i]], [b.keys[j]], MIN_SAME_NUMBER)
-        if matrix[0, 0] and subjects.same(a.keys[i], b.keys[j]):
-            _pair(step, i, j, float(matrix[0, 0]))
+        found = score(a.keys[i], b.keys[j])
+        if found:
+            _pair(step, i, j, found)
             taken.add(j)
 
 
