@@ -376,7 +376,7 @@ def align(elements: Sequence[Element], ref: RefIndex | None, is_reference: bool)
                 reason = "" if is_reference else "no reference document in the run"
                 rows.append(Mapping(el.source_id, el.number_as_written, el.text if el.kind == "section" else "",
                                     number, method, 100.0 if is_reference else 0.0, reason))
-                el = replace(el, canonical_number=number)
+                el = evolve(el, canonical_number=number)
             out.append(el)
         return out, _unique(rows)
     assigned: dict[int, tuple[str, str, float, str]] = {}

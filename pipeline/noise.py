@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 
-from pipeline.records import Element
+from pipeline.records import Element, evolve
 
 # An unnumbered paragraph is boilerplate when it recurs this often in the corpus
 # and at least twice within one source (pasted after every entry there).
@@ -37,7 +36,7 @@ def classify(sources: Sequence[list[Element]]) -> list[list[Element]]:
     out = []
     for elements in sources:
         marked = [
-            replace(el, kind="noise", noise_kind="epigraph", continues=0, parent_line=0)
+            evolve(el, kind="noise", noise_kind="epigraph", continues=0, parent_line=0)
             if el.kind == "prose" and _key(el.body) in repeated
             else el
             for el in elements
@@ -56,7 +55,7 @@ def join_answers(elements: list[Element]) -> list[Element]:
     for el in elements:
         prev = out[-1] if out else None
         if el.continues and prev is not None and prev.kind == "qa" and prev.line_start == el.continues:
-            out[-1] = replace(
+            out[-1] = evolve(
                 prev,
                 line_end=el.line_end,
                 text_raw=prev.text_raw + "\n" + el.text_raw,
@@ -64,7 +63,7 @@ def join_answers(elements: list[Element]) -> list[Element]:
                 answer=(prev.answer + "\n" + el.body).strip(),
             )
         elif el.continues:
-            out.append(replace(el, parent_line=el.continues, continues=0))
+            out.append(evolve(el, parent_line=el.continues, continues=0))
         else:
             out.append(el)
     return out

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from pipeline.checks import Check
 
 
-@dataclass(frozen=True, slots=True)
-class Element:
+class Element(NamedTuple):
     """A span of source lines with its meaning: one row of ``elements.csv``.
 
-    Stages never mutate an element; they return a copy made with
-    ``dataclasses.replace``.
+    Stages never mutate an element; they return a copy made with ``evolve``.
+    It is a named tuple, not a dataclass: the full history holds some
+    400,000 elements per generation, and a tuple is copied, pickled and
+    compared several times faster than a slotted dataclass.
     """
 
     source_id: str
@@ -46,22 +46,9 @@ class Element:
         return f"{self.source_id}:L{self.parent_line}" if self.parent_line else ""
 
 
-_ELEMENT_FIELDS: tuple[str, ...] = ()
-_ELEMENT_VALUES: Any = None  # operator.attrgetter of every field, made on first use
-
-
 def evolve(el: Element, **changes: Any) -> Element:
-    """``dataclasses.replace`` for the hot paths: the same result, five times faster."""
-    global _ELEMENT_FIELDS, _ELEMENT_VALUES
-    if not _ELEMENT_FIELDS:
-        _ELEMENT_FIELDS = tuple(f.name for f in fields(Element))
-        _ELEMENT_VALUES = attrgetter(*_ELEMENT_FIELDS)
-    new = object.__new__(Element)
-    for name, value in zip(_ELEMENT_FIELDS, _ELEMENT_VALUES(el), strict=True):
-        object.__setattr__(new, name, value)
-    for name, value in changes.items():
-        object.__setattr__(new, name, value)
-    return new
+    """A copy of ``el`` with ``changes`` (``dataclasses.replace`` for an element)."""
+    return el._replace(**changes)
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from pipeline.cache import SourceCache
 from pipeline.decode import DecodeError, decode, sniff_binary
 from pipeline.lineage import Lineage
 from pipeline.parse import ParseError, parse
-from pipeline.records import Element, Source
+from pipeline.records import Element, Source, evolve
 
 # progress(stage, done, total): called as work advances, for a progress bar.
 Progress = Callable[[str, int, int], None]
@@ -190,7 +190,7 @@ def _flag_lines(elements: list[Element], line_flags: tuple[tuple[int, str], ...]
     out = []
     for el in elements:
         found = [f for n in range(el.line_start, el.line_end + 1) for f in by_line.get(n, ())]
-        out.append(replace(el, flags=tuple(dict.fromkeys(el.flags + tuple(found)))) if found else el)
+        out.append(evolve(el, flags=tuple(dict.fromkeys(el.flags + tuple(found)))) if found else el)
     return out
 
 
@@ -219,7 +219,7 @@ def _ingest(
     fmt = describe.source_format(elements)
     if fmt == "unknown":
         # No grammar recognised the text: every unnumbered line is plain prose.
-        elements = [replace(el, kind="prose") if el.kind == "section" else el for el in elements]
+        elements = [evolve(el, kind="prose") if el.kind == "section" else el for el in elements]
     src = replace(
         base,
         encoding=decoded.encoding,
@@ -279,7 +279,7 @@ def flag_truncation(src: Source, elements: list[Element]) -> tuple[Source, list[
         truncated = clean.is_truncated(last.text)
     if truncated:
         elements = list(elements)
-        elements[content[-1]] = replace(last, flags=last.flags + ("truncated",))
+        elements[content[-1]] = evolve(last, flags=last.flags + ("truncated",))
         src = replace(src, flags=src.flags + ("truncated",))
     return src, elements
 
