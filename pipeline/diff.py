@@ -15,7 +15,7 @@ from typing import Any
 from pipeline.canonical import section_of
 from pipeline.dedupe import normalise_number
 from pipeline.lineage import change_of
-from pipeline.numbering import number_key
+from pipeline.numbers import sort_key
 from pipeline.trace import Dataset, TraceError, word_diff
 
 ORDER = ("added", "removed", "moved", "edited", "moved+edited", "split", "merged")
@@ -65,7 +65,7 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
             "diff": word_diff(a["text"], b["text"]) if a and b and change != "moved" else "",
             "text": (b or a or {}).get("text", ""),
         })
-    changes.sort(key=lambda c: (number_key(c["section"]), number_key(c["new_number"] or c["old_number"])))
+    changes.sort(key=lambda c: (sort_key(c["section"]), sort_key(c["new_number"] or c["old_number"])))
     return {"old": old, "new": new, "changes": changes, "summary": dict(Counter(c["change"] for c in changes))}
 
 

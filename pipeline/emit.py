@@ -29,7 +29,7 @@ from pipeline import database, parquet, xrefs
 from pipeline.canonical import Mapping, section_of
 from pipeline.checks import format_checks
 from pipeline.dedupe import normalise_number
-from pipeline.numbering import number_key
+from pipeline.numbers import sort_key
 from pipeline.package import sha256_of, validate_rules_json
 from pipeline.records import Element, Source
 from pipeline.run import Corpus
@@ -190,7 +190,7 @@ def _with_xrefs(mappings: Sequence[Mapping], by_xref: dict[tuple[str, str], Mapp
     for m in mappings:
         own[m.source_id].append(m)
     for sid in order:
-        out += own[sid] + sorted(extra[sid], key=lambda m: number_key(m.number_as_written))
+        out += own[sid] + sorted(extra[sid], key=lambda m: sort_key(m.number_as_written))
     return out
 
 

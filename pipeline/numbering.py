@@ -21,6 +21,7 @@ from pipeline.cache import SourceCache
 from pipeline.canonical import Mapping, title_key
 from pipeline.dedupe import normalise_number
 from pipeline.lineage import Lineage, Lineages, change_of
+from pipeline.numbers import sort_key
 from pipeline.records import Element, Source, evolve
 
 Progress = Callable[[str, int, int], None]
@@ -230,13 +231,6 @@ def _unique(rows: list[Mapping]) -> list[Mapping]:
     return list(seen.values())
 
 
-def number_key(number: str) -> tuple[int, int, str]:
-    """Sort key of a rule number: ``702.9`` before ``702.10``."""
-    head, _, tail = number.partition(".")
-    digits = "".join(ch for ch in tail if ch.isdigit())
-    return (int(head) if head.isdigit() else 0, int(digits or -1), tail.lstrip("0123456789"))
-
-
 def _history(
     sources: Sequence[Source], elements: list[list[Element]], lines: Lineages, attached: dict[str, str],
     chain: list[str],
@@ -259,8 +253,8 @@ def _history(
             if lid and sid not in seen[lid]:
                 seen[lid][sid] = (when, el)
     ordered = sorted(lines.lineages.values(), key=lambda ln: (
-        (0, number_key(ln.canonical_number), "") if ln.canonical_number
-        else (1, (position.get(ln.first_source, 0), *number_key(ln.first_number)[:2]), ln.first_number)
+        (0, sort_key(ln.canonical_number), "") if ln.canonical_number
+        else (1, (position.get(ln.first_source, 0), *sort_key(ln.first_number)[:2]), ln.first_number)
     ))
     rows: list[dict[str, Any]] = []
     for line in ordered:
