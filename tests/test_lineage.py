@@ -7,6 +7,7 @@ pipeline gets wrong today are strict xfails with what it answers instead.
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 from pathlib import Path
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from pipeline import lineage, numbering
 from pipeline.cli import main
 from pipeline.lineage_report import judge, read_key, report
+from pipeline.numbers import sort_key
 from pipeline.records import Element, Source
 from pipeline.trace import Dataset, resolve
 from tests.conftest import DATA, RAW
@@ -299,3 +301,12 @@ def test_diff_folds_renumbered_cross_references(bundled) -> None:  # type: ignor
     assert len(only_citations) >= 5
     changed = {c["lineage_id"] for c in diff(bundled[1], "cr-2021-02-15", "cr-2021-04-22")["changes"]}
     assert not only_citations & changed
+
+
+def test_lineages_with_a_current_number_are_in_document_order(bundled) -> None:  # type: ignore[no-untyped-def]
+    """Lineages that live on come first, in the order of the newest release:
+    704.5aa (added 2025) after 704.5z, not between 704.5a and 704.5b."""
+    with (bundled[1] / "lineages.csv").open(encoding="utf-8", newline="") as fh:
+        current = [row["canonical_number"] for row in csv.DictReader(fh) if row["canonical_number"]]
+    assert current == sorted(current, key=sort_key)
+    assert current.index("704.5aa") == current.index("704.5z") + 1
