@@ -598,7 +598,7 @@ def _steps(built: Sequence[Release], jobs: int, cache: SourceCache | None, used:
     else:
         # Alignment reads numbers, wordings and sections only: the elements stay here.
         light = [replace(rel, rules=[]) for rel in built]
-        with workers.pool(jobs) as executor:
+        with workers.pool(jobs, fresh=True) as executor:
             made = list(executor.map(align_pair, [light[k] for k in todo], [light[k + 1] for k in todo],
                                      chunksize=4))
     for k, step in zip(todo, made, strict=True):

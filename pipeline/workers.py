@@ -3,10 +3,14 @@ files, aligning release pairs): one pool, one way of handling Ctrl-C."""
 
 from __future__ import annotations
 
+import multiprocessing
 import signal
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+
+# What a fresh worker needs loaded before its first task (numpy and rapidfuzz among it).
+PRELOAD = ("pipeline.lineage",)
 
 
 def ignore_signals() -> None:
@@ -17,10 +21,20 @@ def ignore_signals() -> None:
 
 
 @contextmanager
-def pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
+def pool(jobs: int, fresh: bool = False) -> Iterator[ProcessPoolExecutor]:
     """A process pool that, on Ctrl-C (or any error), drops its queued work
-    instead of waiting for all of it."""
-    with ProcessPoolExecutor(max_workers=jobs, initializer=ignore_signals) as executor:
+    instead of waiting for all of it.
+
+    ``fresh`` workers start from a small server process (``forkserver``) that has
+    only the alignment modules loaded, not as copies of this process: by the
+    time releases are aligned this process holds every element of the run (GBs
+    at scale), and a forked copy's garbage collector touches each of them,
+    copying the pages it shares with its parent."""
+    context = None
+    if fresh:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(list(PRELOAD))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=ignore_signals) as executor:
         try:
             yield executor
         except BaseException:
