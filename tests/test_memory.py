@@ -1,0 +1,41 @@
+"""How the job keeps its memory down at scale: one string per distinct wording,
+and alignment workers that are not copies of the job (issue 14)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from pipeline import run, workers
+from pipeline.run import Settings, read_source
+from tests.conftest import RAW
+
+# Two neighbouring releases: most of their rules are worded alike.
+PAIR = ("cr-2026-04-17.txt", "cr-2026-08-07.txt")
+
+
+def test_equal_wordings_of_different_sources_are_one_string(tmp_path: Path) -> None:
+    for name in PAIR:
+        shutil.copy(RAW / name, tmp_path / name)
+    paths = run.discover(tmp_path)
+    shared = run._read_all(paths, tmp_path, Settings(jobs=1), None, None)
+    alone = [read_source(p, tmp_path, Settings(jobs=1)) for p in paths]
+    # The same elements, value for value ...
+    assert [els for _, els, _ in shared] == [els for _, els, _ in alone]
+    (_, older, _), (_, newer, _) = shared
+    bodies = {el.body: el.body for el in older}
+    repeated = [el.body for el in newer if el.body in bodies]
+    assert len(repeated) > 0.9 * len(newer)
+    # ... but a wording the newer release repeats is the older one's string object.
+    assert all(body is bodies[body] for body in repeated)
+    (_, plain_older, _), (_, plain_newer, _) = alone
+    plain = {el.body: el.body for el in plain_older}
+    assert not all(el.body is plain[el.body] for el in plain_newer if el.body in plain)
+
+
+def test_fresh_workers_are_not_forked_from_the_job() -> None:
+    with workers.pool(1) as executor:
+        assert executor.submit(os.getppid).result() == os.getpid()
+    with workers.pool(1, fresh=True) as executor:
+        assert executor.submit(os.getppid).result() != os.getpid()
