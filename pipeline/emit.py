@@ -25,7 +25,7 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pipeline import database, parquet, xrefs
+from pipeline import database, parquet, workers, xrefs
 from pipeline.canonical import Mapping, section_of
 from pipeline.checks import format_checks
 from pipeline.dedupe import normalise_number
@@ -379,6 +379,11 @@ def write(corpus: Corpus, out: Path) -> Written:
 
     The database is built in a second process meanwhile, from the same rows; each
     Parquet copy is made in a thread as soon as its CSV is written."""
+    with workers.fewer_collections():
+        return _write(corpus, out)
+
+
+def _write(corpus: Corpus, out: Path) -> Written:
     out.mkdir(parents=True, exist_ok=True)
     data = tables(corpus)
     wait = database.build_aside(data, out / DATABASE, corpus.reference)

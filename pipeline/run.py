@@ -332,6 +332,11 @@ def build(
     cache: SourceCache | None = None,
 ) -> Corpus:
     """Run every stage on the files under ``raw``."""
+    with workers.fewer_collections():
+        return _build(raw, settings, progress, cache)
+
+
+def _build(raw: Path, settings: Settings, progress: Progress | None, cache: SourceCache | None) -> Corpus:
     clock = Stopwatch()
     paths = discover(raw)
     with clock("read"):

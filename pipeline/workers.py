@@ -1,8 +1,10 @@
 """Worker processes for the stages that split into independent pieces (reading
-files, aligning release pairs): one pool, one way of handling Ctrl-C."""
+files, aligning release pairs): one pool, one way of handling Ctrl-C; and how
+often the garbage collector runs in the job and its workers."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import signal
 from collections.abc import Iterator
@@ -13,11 +15,35 @@ from contextlib import contextmanager
 PRELOAD = ("pipeline.lineage",)
 
 
+# Allocations between two collections of the youngest generation (Python's default: 700).
+COLLECT_EVERY = 100_000
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Run the cyclic garbage collector every ``COLLECT_EVERY`` allocations, not
+    every 700. The stages make millions of short-lived tuples (elements, rows) that
+    refcounting frees; at 700 the collector ran 5,000 times and traversed the
+    run's long-lived elements 18 times in a 90 MB build, a third of its time
+    (5.4 s of 16). Cycles are still collected, just in fewer, larger batches."""
+    before = gc.get_threshold()
+    gc.set_threshold(COLLECT_EVERY, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def ignore_signals() -> None:
     """In a worker: Ctrl-C and SIGTERM are the parent's to handle; a worker that
     took them would die with a traceback of its own and break the pool."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _start_worker() -> None:
+    ignore_signals()
+    gc.set_threshold(COLLECT_EVERY, *gc.get_threshold()[1:])  # a worker lives for one run
 
 
 @contextmanager
@@ -34,7 +60,7 @@ def pool(jobs: int, fresh: bool = False) -> Iterator[ProcessPoolExecutor]:
     if fresh:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(list(PRELOAD))
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=ignore_signals) as executor:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker) as executor:
         try:
             yield executor
         except BaseException:

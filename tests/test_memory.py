@@ -3,11 +3,12 @@ and alignment workers that are not copies of the job (issue 14)."""
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 from pathlib import Path
 
-from pipeline import run, workers
+from pipeline import clean, run, workers
 from pipeline.run import Settings, read_source
 from tests.conftest import RAW
 
@@ -39,3 +40,20 @@ def test_fresh_workers_are_not_forked_from_the_job() -> None:
         assert executor.submit(os.getppid).result() == os.getpid()
     with workers.pool(1, fresh=True) as executor:
         assert executor.submit(os.getppid).result() != os.getpid()
+
+
+def test_the_collector_runs_less_often_during_a_build_only(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    shutil.copy(RAW / "000_eb8496d4591d3274.txt", tmp_path / "dump.txt")
+    before = gc.get_threshold()
+    during: list[tuple[int, int, int]] = []
+    real_clean = clean.clean
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        during.append(gc.get_threshold())
+        return real_clean(*args, **kwargs)
+
+    monkeypatch.setattr(clean, "clean", spy)
+    corpus = run.build(tmp_path, Settings(jobs=1))
+    assert corpus.elements and during
+    assert during[0] == (workers.COLLECT_EVERY, *before[1:])
+    assert gc.get_threshold() == before
