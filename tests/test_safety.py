@@ -450,6 +450,14 @@ def _digests(out: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.iterdir()) if p.is_file()}
 
 
+def _ctrl_c_as_on_a_terminal() -> None:
+    """In the job's process, before it starts: Ctrl-C's default action. A shell
+    without job control starts background commands with SIGINT ignored, the
+    tests with them, and Python then leaves it ignored in the job too: the test
+    would fail only when the suite was started in the background."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("moment", ["reading", "publishing"])
 def test_ctrl_c_exits_130_and_leaves_out_unchanged(light: tuple[Path, Path], tmp_path: Path, moment: str) -> None:
     """Ctrl-C reaches the whole process group (the job and its parser processes), as on a terminal."""
@@ -467,6 +475,7 @@ def test_ctrl_c_exits_130_and_leaves_out_unchanged(light: tuple[Path, Path], tmp
     proc = subprocess.Popen(
         [sys.executable, "-m", "pipeline", "ingest", "--raw", str(raw), "--out", str(out), "--jobs", "2"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=_ctrl_c_as_on_a_terminal,
     )
     deadline = time.monotonic() + 120
     while not started() and proc.poll() is None and time.monotonic() < deadline:
