@@ -286,7 +286,10 @@ def _read_all(
     with workers.pool(settings.jobs) as executor:
         futures = {executor.submit(read_source, *args[k]): k for k in todo}
         for done, future in enumerate(as_completed(futures), len(args) - len(todo) + 1):
-            found[futures[future]] = share(future.result())
+            # Let go of the future once its result is shared: kept, it holds the
+            # worker's copy of every wording until the pool closes (stage one twice).
+            found[futures.pop(future)] = share(future.result())
+            del future
             if progress:
                 progress("read", done, len(paths))
     return [result for result in found if result is not None]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+from concurrent.futures import Future
 from pathlib import Path
 
 from pipeline import clean, run, workers
@@ -57,3 +58,26 @@ def test_the_collector_runs_less_often_during_a_build_only(tmp_path: Path, monke
     assert corpus.elements and during
     assert during[0] == (workers.COLLECT_EVERY, *before[1:])
     assert gc.get_threshold() == before
+
+
+def test_a_workers_result_is_let_go_once_shared(tmp_path: Path) -> None:
+    """Stage one is held once: the futures of the parser pool do not keep the
+    workers' copies of the elements (strings of their own) until the pool closes."""
+    names = ("cr-2025-09-19.txt", "cr-2026-01-16.txt", *PAIR)
+    for name in names:
+        shutil.copy(RAW / name, tmp_path / name)
+    paths = run.discover(tmp_path)
+    held: list[int] = []
+
+    def progress(stage: str, done: int, total: int) -> None:
+        gc.collect()
+        held.append(sum(1 for obj in gc.get_objects()
+                        if isinstance(obj, Future) and obj.done() and obj._result is not None))
+
+    results = run._read_all(paths, tmp_path, Settings(jobs=2), None, progress)
+    assert len(results) == len(names) and all(els for _, els, _ in results)
+    # Called once per parsed file. By the last call every result has been shared,
+    # and no future still holds one (but the last one's, by enumerate's reused
+    # tuple, until the loop ends); held, they were all here.
+    assert len(held) == len(names)
+    assert held[-1] <= 1, held
