@@ -47,7 +47,6 @@ KNOWN_WRONG = {
 KNOWN_WRONG |= {
     "A008": "500.5: the key has the 1999 mana-burn rule merged into 500.5 in 2026-01 (500.4 kept its number)",
     "A010": "702.19f: the key has trample's 'maximize damage' rule merged in 2009",
-    "A012": "602.5a instead of 302.6: the 1999 tapping-cost rule moved to the creature rules in 2003",
 }
 
 
