@@ -14,7 +14,9 @@ one within the pair:
    (or by the newer release's "(Obsolete)" glossary renames), each paired
    order-preservingly by similarity;
 3. what is left, anywhere in the release (a rule moved to another section),
-   by a stricter similarity;
+   by a stricter similarity; between these passes, an old rule whose words now
+   stand inside a neighbouring new rule that continues another lineage is
+   merged there (``_absorbed``), not paired with a looser match;
 4. splits (a new rule whose wording lies inside an old one that continued
    elsewhere: ``split_from``), merges (an old rule whose wording lies inside a
    new one that continues another lineage: ``merged_into``), and the rest
@@ -60,6 +62,9 @@ SAME_NUMBER_BONUS = 8.0
 # shorter wording lies inside the longer one at least this closely.
 MIN_CONTAINED = 87.0
 MIN_CONTAINED_CHARS = 25
+# An old rule inside a new one that continues another lineage was merged there,
+# unless a free rule matches it within this much (``_absorbed``).
+ABSORBED_MARGIN = 20.0
 NEAR = 3
 # Context that makes a pair likelier: the rule kept its place between the same
 # identical neighbours, or stayed in (what became of) its section.
@@ -166,9 +171,12 @@ def align_pair(a: Release, b: Release) -> Step:
     subjects = Subjects.of(a, b)
     _identical(a, b, step)
     _kept_heads(a, b, step)
+    _absorbed(a, b, step)
     _by_context(a, b, step, subjects)
     _vote_sections(a, b, step)
+    _absorbed(a, b, step)
     _by_context(a, b, step, subjects)
+    _absorbed(a, b, step)
     _leftovers_in_place(a, b, step, subjects)
     _same_number(a, b, step, subjects)
     _splits_and_merges(a, b, step)
@@ -325,7 +333,7 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     section became (or in a section new in ``b``: rules move into new sections),
     under the same number. Without such context only a close wording pairs."""
     taken = set(step.pairs.values())
-    rows = [i for i in range(len(a.keys)) if i not in step.pairs]
+    rows = [i for i in range(len(a.keys)) if i not in step.pairs and i not in step.merged_into]
     cols = [j for j in range(len(b.keys)) if j not in taken]
     if not rows or not cols:
         return
@@ -378,7 +386,7 @@ def _leftovers_in_place(a: Release, b: Release, step: Step, subjects: Subjects) 
     taken = set(step.pairs.values())
     rows_by: dict[str, list[int]] = defaultdict(list)
     for i, sec in enumerate(a.sections_of):
-        if i not in step.pairs and sec in step.sections:
+        if i not in step.pairs and i not in step.merged_into and sec in step.sections:
             rows_by[sec].append(i)
     cols_by: dict[str, list[int]] = defaultdict(list)
     for j, sec in enumerate(b.sections_of):
@@ -441,7 +449,8 @@ def _pair_kept_numbers(a: Release, b: Release, step: Step, score: Callable[[str,
     free_b = {b.numbers[j]: j for j in range(len(b.keys)) if j not in taken}
     for i in range(len(a.keys)):
         j = free_b.get(a.numbers[i])
-        if i in step.pairs or j is None or j in taken or step.sections.get(a.sections_of[i]) != b.sections_of[j]:
+        if (i in step.pairs or i in step.merged_into or j is None or j in taken
+                or step.sections.get(a.sections_of[i]) != b.sections_of[j]):
             continue
         found = score(a.keys[i], b.keys[j])
         if found:
@@ -467,6 +476,29 @@ def _vote_sections(a: Release, b: Release, step: Step) -> None:
             step.sections[sec] = target
 
 
+def _absorbed(a: Release, b: Release, step: Step) -> None:
+    """An old rule whose words now stand inside a longer neighbouring new rule
+    that continues another lineage was merged there (transform, 2016;
+    controlling a turn, 2010): it does not go on as some looser match
+    elsewhere. Unless a free rule matches it about as well: then it may have
+    been restated, and the later passes decide."""
+    taken = set(step.pairs.values())
+    free = [b.keys[j] for j in range(len(b.keys)) if j not in taken]
+    for i in range(len(a.keys)):
+        if i in step.pairs or i in step.merged_into or len(a.keys[i]) < MIN_CONTAINED_CHARS:
+            continue
+        near = [j for j in _near(i, step.pairs, len(a.keys)) if len(b.keys[j]) > len(a.keys[i])]
+        if not near:
+            continue
+        held = similarity([a.keys[i]], [b.keys[j] for j in near], MIN_FAR)[1][0]
+        best = int(held.argmax())
+        if not held[best]:
+            continue
+        rival = similarity([a.keys[i]], free, 0.0)[1].max(initial=0.0) if free else 0.0
+        if rival + ABSORBED_MARGIN <= held[best]:
+            step.merged_into[i] = near[best]
+
+
 def _splits_and_merges(a: Release, b: Release, step: Step) -> None:
     """New rules cut from an old one that continued, old ones absorbed by a new
     one. A piece split off stands near the rule it came from, and a rule merged
@@ -480,7 +512,7 @@ def _splits_and_merges(a: Release, b: Release, step: Step) -> None:
             if best is not None:
                 step.split_from[j] = near[best]
     for i in range(len(a.keys)):
-        if i not in step.pairs and len(a.keys[i]) >= MIN_CONTAINED_CHARS:
+        if i not in step.pairs and i not in step.merged_into and len(a.keys[i]) >= MIN_CONTAINED_CHARS:
             near = _near(i, step.pairs, len(a.keys))
             best = _contained(a.keys[i], [b.keys[j] for j in near])
             if best is not None:

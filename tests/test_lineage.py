@@ -41,8 +41,6 @@ KNOWN_WRONG = {
     "B027": "500.5a instead of 500.5: the 2026-01 rebuild of 500.4/500.5",
     "C026": "903.9c: the commander rule the key has removed in 2016 pairs with a new one",
     "C052": "306.5d instead of 606.3: a planeswalker rule moved to the new section 606",
-    "C057": "701.27d: the key has transform's second half merged into the first; it pairs with a new rule",
-    "C059": "723.7: the key has this rule merged",
 }
 KNOWN_WRONG |= {
     "A008": "500.5: the key has the 1999 mana-burn rule merged into 500.5 in 2026-01 (500.4 kept its number)",
@@ -143,6 +141,41 @@ def _release(texts: list[str], numbers: list[str] | None = None, sid: str = "r")
     numbers = numbers or [f"702.{i + 2}a" for i in range(len(texts))]
     return [Element(sid, i + 1, i + 1, "rule", f"{n} {t}", body=t, number_as_written=n, text=t)
             for i, (n, t) in enumerate(zip(numbers, texts, strict=True))]
+
+
+# The 2016 transform rewrite, shortened: the one-sentence rule b moved to the
+# front of rule a, which kept its number; rule c is new.
+_TRANSFORM_OLD = [
+    "Only permanents represented by double-faced cards can transform. If a spell tells a player to "
+    "transform any other permanent, nothing happens.",
+    "To transform a permanent, turn it over so that its other face is up.",
+    "Transforming a permanent is not the same game action as turning it face down.",
+]
+_TRANSFORM_NEW = [
+    "To transform a permanent, turn it over so that its other face is up. Only permanents represented "
+    "by double-faced cards can transform.",
+    "Transforming a permanent is not the same game action as turning it face down.",
+    "If a spell tells a player to transform a permanent into an instant card face, nothing happens.",
+]
+
+
+def test_a_rule_absorbed_by_its_neighbour_is_merged_not_paired_loosely() -> None:
+    # Rules before it that kept their numbers (a release whose numbering stands).
+    kept = ["To exile an object, move it to the exile zone.", "To scry N, look at the top N cards.",
+            "To sacrifice a permanent, its controller moves it to its owner's graveyard."]
+    numbers = ["701.22a", "701.23a", "701.24a", "701.25a", "701.25b", "701.25c", "701.25d"]
+    titles = [Element("r", 100 + k, 100 + k, "section", f"701.{k}. {t}", body=t, number_as_written=f"701.{k}", text=t)
+              for k, t in ((22, "Exile"), (23, "Scry"), (24, "Sacrifice"), (25, "Transform"))]
+    old = lineage.Release.build("old", _release(kept + _TRANSFORM_OLD, numbers[:6]) + titles)
+    new = lineage.Release.build("new", _release(kept + _TRANSFORM_NEW, numbers[:6]) + titles)
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 0, 1: 1, 2: 2, 3: 3, 5: 4}
+    assert step.merged_into == {4: 3}
+    # Restated by a free rule as well as absorbed: then it continues there.
+    restated = [*_TRANSFORM_NEW, "To transform a permanent, turn it over so its other face is up."]
+    new = lineage.Release.build("new", _release(kept + restated, numbers) + titles)
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 0, 1: 1, 2: 2, 3: 3, 4: 6, 5: 4} and not step.merged_into
 
 
 _VOCABULARY = [
