@@ -29,8 +29,13 @@ def test_equal_wordings_of_different_sources_are_one_string(tmp_path: Path) -> N
     bodies = {el.body: el.body for el in older}
     repeated = [el.body for el in newer if el.body in bodies]
     assert len(repeated) > 0.9 * len(newer)
-    # ... but a wording the newer release repeats is the older one's string object.
+    # ... but a wording the newer release repeats is the older one's string object,
+    # and so is a rule number.
     assert all(body is bodies[body] for body in repeated)
+    numbers = {el.number_as_written: el.number_as_written for el in older if el.number_as_written}
+    again = [el.number_as_written for el in newer if el.number_as_written in numbers]
+    assert len(again) > 0.9 * len(numbers)
+    assert all(number is numbers[number] for number in again)
     (_, plain_older, _), (_, plain_newer, _) = alone
     plain = {el.body: el.body for el in plain_older}
     assert not all(el.body is plain[el.body] for el in plain_newer if el.body in plain)
