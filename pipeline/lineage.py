@@ -12,7 +12,8 @@ one within the pair:
 2. the runs between the identical rules that keep their order (a keyword
    inserted shifts a whole block), and the rules of sections paired by title
    (or by the newer release's "(Obsolete)" glossary renames), each paired
-   order-preservingly by similarity;
+   order-preservingly by similarity (a rule split in place goes on in the
+   piece that kept its first sentence);
 3. what is left, anywhere in the release (a rule moved to another section),
    by a stricter similarity; between these passes, an old rule whose words now
    stand inside a neighbouring new rule that continues another lineage is
@@ -34,7 +35,7 @@ import bisect
 import hashlib
 import pickle
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -70,6 +71,9 @@ NEAR = 3
 # identical neighbours, or stayed in (what became of) its section.
 GAP_BONUS = 5.0
 SECTION_BONUS = 5.0
+# A rule split in two goes on in the piece that kept its first sentence (or close to it).
+HEAD_BONUS = 5.0
+MIN_HEAD = 85.0
 # Rules left over in the same pair of sections (a rule rewritten in place) pair at this similarity.
 MIN_SAME_SECTION = 50.0
 MAX_IN_PLACE = 4
@@ -355,8 +359,14 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     context = in_gap | in_section
     keep = (matrix >= MIN_FAR) | ((matrix > 0) & context)
     score = matrix + GAP_BONUS * in_gap + SECTION_BONUS * in_section + SAME_NUMBER_BONUS * same_number
-    cand = np.argwhere(keep)
-    order = sorted(cand.tolist(), key=lambda rc: (-score[rc[0], rc[1]], -straight[rc[0], rc[1]], rc[0], rc[1]))
+    cand = np.argwhere(keep).tolist()
+    heads_a, heads_b = _heads(a.keys), _heads(b.keys)
+    for r, c in cand:
+        x, y = _first_sentence(xs[r]), _first_sentence(ys[c])
+        # A head many rules share ("As this step begins, ...") says nothing.
+        if in_gap[r, c] and heads_a[x] == 1 and heads_b[y] == 1 and fuzz.ratio(x, y) >= MIN_HEAD:
+            score[r, c] += HEAD_BONUS
+    order = sorted(cand, key=lambda rc: (-score[rc[0], rc[1]], -straight[rc[0], rc[1]], rc[0], rc[1]))
     for r, c in order:
         i, j = rows[r], cols[c]
         if i not in step.pairs and j not in taken:
@@ -416,6 +426,11 @@ def _kept_heads(a: Release, b: Release, step: Step) -> None:
         return 0.0
 
     _pair_kept_numbers(a, b, step, score)
+
+
+def _heads(keys: Sequence[str]) -> Counter[str]:
+    """How many rules of a release open with each first sentence."""
+    return Counter(_first_sentence(k) for k in keys)
 
 
 def _first_sentence(text: str) -> str:

@@ -36,7 +36,6 @@ KNOWN_WRONG = {
     "A049": "ended: the loop rule 421.1 became the shortcut rules of 2009 (now 732.1b) in new words",
     "A051": "613.7m instead of 613.7d: a layer rule's neighbours reshuffled in the 2009 overhaul",
     "B020": "ended: the sealed-deck rule 100.3 is rewritten beyond recognition in 2009 (now 100.2b)",
-    "B024": "213.1 instead of 213.1f: the illustration-credit rule's number went to the general rule",
     "B026": "500.5: the key has the mana-empties rule merged into 500.5 in 2026-01",
     "B027": "500.5a instead of 500.5: the 2026-01 rebuild of 500.4/500.5",
     "C026": "903.9c: the commander rule the key has removed in 2016 pairs with a new one",
@@ -176,6 +175,23 @@ def test_a_rule_absorbed_by_its_neighbour_is_merged_not_paired_loosely() -> None
     new = lineage.Release.build("new", _release(kept + restated, numbers) + titles)
     step = lineage.align_pair(old, new)
     assert step.pairs == {0: 0, 1: 1, 2: 2, 3: 3, 4: 6, 5: 4} and not step.merged_into
+
+
+def test_a_split_rule_goes_on_in_the_piece_that_kept_its_first_sentence() -> None:
+    """2008-02-01: the illustration credit rule 209.1 became the general 210.1
+    (closer in words: it took "no effect on game play") and 210.1a, which kept
+    its first sentence; the lineage goes on in 210.1a."""
+    kept = ["The expansion symbol indicates the set the card is from.",
+            "Legal text lists the copyright information. It has no effect on game play."]
+    old = lineage.Release.build("old", _release(
+        [*kept, "The illustration credit for a card is printed directly below the text box. "
+                "The credit has no effect on game play."], ["208.1", "209.2", "209.1"]))
+    new = lineage.Release.build("new", _release(
+        [*kept, "Each card features text printed below the text box that has no effect on game play.",
+         "The illustration credit for a card is printed on the first line below the text box. "
+         "It follows the abbreviation Illus."], ["208.1", "209.2", "210.1", "210.1a"]))
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 0, 1: 1, 2: 3}
 
 
 _VOCABULARY = [
