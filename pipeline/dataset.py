@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -107,6 +108,26 @@ def arrow_types(fields: list[tuple[str, str]], where: Path) -> dict[str, Any]:
 
 def read_csv(path: Path, fields: list[tuple[str, str]]) -> Any:
     """A published CSV as an Arrow table with exactly these typed columns, empty cells null."""
+    from pyarrow import csv
+
+    with _reading(path, fields) as (parse, convert):
+        return csv.read_csv(path, parse_options=parse, convert_options=convert)
+
+
+def read_csv_batches(path: Path, fields: list[tuple[str, str]]) -> Iterator[Any]:
+    """``read_csv`` a block at a time: Arrow record batches, so that a large
+    table is never held whole."""
+    from pyarrow import csv
+
+    with _reading(path, fields) as (parse, convert):
+        reader = csv.open_csv(path, parse_options=parse, convert_options=convert)
+        yield from reader
+
+
+@contextmanager
+def _reading(path: Path, fields: list[tuple[str, str]]) -> Iterator[tuple[Any, Any]]:
+    """How a published CSV is read (its header checked against ``fields``), and
+    its failures as ``DatasetError`` naming the file and, where it can, the line."""
     import pyarrow as pa
     from pyarrow import csv
 
@@ -117,10 +138,9 @@ def read_csv(path: Path, fields: list[tuple[str, str]]) -> Any:
         if header != [name for name, _ in fields]:
             raise DatasetError(f"{path}: line 1: columns {header} differ from {DESCRIPTOR}'s "
                                f"{[name for name, _ in fields]}")
-        return csv.read_csv(
-            path,
-            parse_options=csv.ParseOptions(newlines_in_values=True),
-            convert_options=csv.ConvertOptions(
+        yield (
+            csv.ParseOptions(newlines_in_values=True),
+            csv.ConvertOptions(
                 column_types=types, null_values=[""], strings_can_be_null=True, quoted_strings_can_be_null=True,
             ),
         )

@@ -14,10 +14,12 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from pipeline.dataset import read_csv
+from pipeline.dataset import read_csv_batches
 from pipeline.tables import Table
 
 FOLDER = "parquet"
+# Rows of a row group (Arrow reads the CSV in blocks of a few thousand rows).
+ROW_GROUP = 32_768
 
 # Arrow type and pandas' names for it (pandas_type, numpy_type) of each contract type:
 # what ``pa.Schema.from_pandas`` gives for string, Int64 and Float64 columns.
@@ -49,17 +51,41 @@ def schema(table: Table) -> Any:
 
 
 def copy(out: Path, table: Table) -> int:
-    """Write the Parquet copy of ``table`` from its CSV in ``out``; returns its rows."""
+    """Write the Parquet copy of ``table`` from its CSV in ``out``, a block at a
+    time (never the whole table in memory); returns its rows. A copy that fails
+    leaves no file: a streamed writer closed early would leave a readable,
+    partial table."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     fields = [(c, table.type_of(c)) for c in table.columns]
-    data = read_csv(out / f"{table.name}.csv", fields).cast(schema(table))
+    target = schema(table)
     path = path_of(out, table)
     path.parent.mkdir(exist_ok=True)
-    pq.write_table(data, path)
-    rows = int(data.num_rows)
-    del data
-    pa.default_memory_pool().release_unused()  # Arrow's allocator keeps what it freed; the run needs it back
+    rows = 0
+    try:
+        with pq.ParquetWriter(path, target) as writer:
+            pending: list[Any] = []
+            for batch in read_csv_batches(out / f"{table.name}.csv", fields):
+                pending.append(batch.cast(target))
+                if sum(b.num_rows for b in pending) >= ROW_GROUP:
+                    rows += _write_group(writer, pending, target)
+            rows += _write_group(writer, pending, target)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    finally:
+        pa.default_memory_pool().release_unused()  # Arrow's allocator keeps what it freed; the run needs it back
     return rows
 
+
+def _write_group(writer: Any, batches: list[Any], target: Any) -> int:
+    """Write ``batches`` as one row group (at least ``ROW_GROUP`` rows but the last), and empty the list."""
+    import pyarrow as pa
+
+    if not batches:
+        return 0
+    group = pa.Table.from_batches(batches, schema=target)
+    writer.write_table(group, row_group_size=group.num_rows)
+    batches.clear()
+    return int(group.num_rows)

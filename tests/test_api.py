@@ -16,6 +16,7 @@ import pytest
 
 import pipeline
 from pipeline import parquet
+from pipeline.dataset import DatasetError
 from pipeline.tables import BY_NAME, TABLES
 from tests.conftest import ROOT
 
@@ -84,6 +85,29 @@ def test_parquet_round_trip_equals_the_csv(loaded: pipeline.Tables, bundled) -> 
     for table in TABLES:
         back = pd.read_parquet(out / "parquet" / f"{table.name}.parquet")
         pd.testing.assert_frame_equal(back, loaded[table.name], check_exact=True)
+
+
+def test_parquet_copy_is_streamed_in_row_groups(bundled) -> None:  # type: ignore[no-untyped-def]
+    """The biggest table is copied a block at a time: row groups of at least
+    ``ROW_GROUP`` rows (the last may be smaller), never the whole table at once."""
+    import pyarrow.parquet as pq
+
+    _, out = bundled
+    meta = pq.ParquetFile(out / "parquet" / "elements.parquet").metadata
+    sizes = [meta.row_group(k).num_rows for k in range(meta.num_row_groups)]
+    assert len(sizes) > 1 and sum(sizes) == len(pd.read_csv(out / "elements.csv", dtype=str))
+    assert all(size >= parquet.ROW_GROUP for size in sizes[:-1])
+
+
+def test_a_failed_parquet_copy_leaves_no_file(bundled, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A CSV damaged past Arrow's first blocks fails the copy with the line named,
+    and no partial (but readable) Parquet file is left behind."""
+    _, out = bundled
+    table = next(t for t in TABLES if t.name == "elements")
+    (tmp_path / "elements.csv").write_bytes((out / "elements.csv").read_bytes() + b"a row,cut short\n")
+    with pytest.raises(DatasetError, match=r"elements\.csv: damaged: line \d+"):
+        parquet.copy(tmp_path, table)
+    assert not parquet.path_of(tmp_path, table).exists()
 
 
 def test_parquet_schema_is_the_one_pandas_gives_the_loaded_dtypes() -> None:
