@@ -74,6 +74,7 @@ SECTION_BONUS = 5.0
 # A rule split in two goes on in the piece that kept its first sentence (or close to it).
 HEAD_BONUS = 5.0
 MIN_HEAD = 85.0
+MIN_HEAD_WORDS = 8
 # Rules left over in the same pair of sections (a rule rewritten in place) pair at this similarity.
 MIN_SAME_SECTION = 50.0
 MAX_IN_PLACE = 4
@@ -364,7 +365,7 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     for r, c in cand:
         x, y = _first_sentence(xs[r]), _first_sentence(ys[c])
         # A head many rules share ("As this step begins, ...") says nothing.
-        if in_gap[r, c] and heads_a[x] == 1 and heads_b[y] == 1 and fuzz.ratio(x, y) >= MIN_HEAD:
+        if context[r, c] and heads_a[x] == 1 and heads_b[y] == 1 and _same_head(x, y):
             score[r, c] += HEAD_BONUS
     order = sorted(cand, key=lambda rc: (-score[rc[0], rc[1]], -straight[rc[0], rc[1]], rc[0], rc[1]))
     for r, c in order:
@@ -426,6 +427,25 @@ def _kept_heads(a: Release, b: Release, step: Step) -> None:
         return 0.0
 
     _pair_kept_numbers(a, b, step, score)
+
+
+def _same_head(x: str, y: str) -> bool:
+    """Whether two first sentences are one: close in wording, or opening with
+    the same ``MIN_HEAD_WORDS`` words.
+
+    >>> _same_head("an object's timestamp is the time it entered the zone it's currently in, with "
+    ...            "three exceptions: (a) whenever an aura becomes attached, it gets a new timestamp.",
+    ...            "an object's timestamp is the time it entered the zone it's currently in, unless "
+    ...            "it's an aura that's attached to another object.")
+    True
+    >>> _same_head("second, any abilities that triggered on attackers being declared go on the stack.",
+    ...            "any abilities that trigger on attackers being declared trigger.")
+    False
+    """
+    if fuzz.ratio(x, y) >= MIN_HEAD:
+        return True
+    wx, wy = x.split(maxsplit=MIN_HEAD_WORDS), y.split(maxsplit=MIN_HEAD_WORDS)
+    return len(wx) > MIN_HEAD_WORDS and len(wy) > MIN_HEAD_WORDS and wx[:MIN_HEAD_WORDS] == wy[:MIN_HEAD_WORDS]
 
 
 def _heads(keys: Sequence[str]) -> Counter[str]:
