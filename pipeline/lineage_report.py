@@ -18,6 +18,8 @@ from pathlib import Path
 from pipeline.trace import Dataset, TraceError
 
 KEY = Path(__file__).resolve().parent.parent / "tests" / "data" / "lineage_key.csv"
+# Single steps (one release to the next), judged by readers shown two candidates blind.
+STEP_KEY = KEY.with_name("step_key.csv")
 
 
 @dataclass(frozen=True)
@@ -29,9 +31,18 @@ class Verdict:
     got: str
 
 
-def read_key(path: Path = KEY) -> list[dict[str, str]]:
+def read_key(path: Path = KEY, id_column: str = "key_id") -> list[dict[str, str]]:
     with path.open(encoding="utf-8", newline="") as fh:
-        return [row for row in csv.DictReader(fh) if row["key_id"].strip()]
+        return [row for row in csv.DictReader(fh) if row[id_column].strip()]
+
+
+def judge_step(row: dict[str, str], data: Dataset) -> Verdict:
+    """Compare one judged step (``STEP_KEY``) with the published lineage: the rule
+    of ``new_release`` that continues ``old_number`` of ``old_release``, or ``ended``."""
+    lid = data.numbers.get((row["old_release"], row["old_number"]), "")
+    there = [h for h in data.history.get(lid, []) if h["source_id"] == row["new_release"] and h["number_as_written"]]
+    got = there[0]["number_as_written"] if there else "ended" if lid else "not found"
+    return Verdict(row["step_id"], row["confidence"], got == row["expected"], row["expected"], got)
 
 
 def judge(row: dict[str, str], data: Dataset) -> Verdict:
@@ -58,6 +69,10 @@ def report(out: Path, key: Path = KEY) -> tuple[list[Verdict], str]:
     same_way = sum(v.got == v.expected for v in ended)
     lines.append(f"  ended the traced way (removed or merged): {same_way} of {len(ended)}")
     lines += [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in verdicts if not v.right]
+    if key == KEY and STEP_KEY.exists():
+        steps = [judge_step(row, data) for row in read_key(STEP_KEY, "step_id")]
+        lines.append(f"step key (single steps judged blind): {sum(v.right for v in steps)} of {len(steps)} right")
+        lines += [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in steps if not v.right]
     return verdicts, "\n".join(lines)
 
 
