@@ -66,6 +66,8 @@ MIN_CONTAINED_CHARS = 25
 # An old rule inside a new one that continues another lineage was merged there,
 # unless a free rule matches it within this much (``_absorbed``).
 ABSORBED_MARGIN = 20.0
+# An old rule left unpaired whose words stand this much in a longer neighbour merged there.
+MIN_ABSORBED = 75.0
 NEAR = 3
 # Context that makes a pair likelier: the rule kept its place between the same
 # identical neighbours, or stayed in (what became of) its section.
@@ -550,8 +552,30 @@ def _splits_and_merges(a: Release, b: Release, step: Step) -> None:
         if i not in step.pairs and i not in step.merged_into and len(a.keys[i]) >= MIN_CONTAINED_CHARS:
             near = _near(i, step.pairs, len(a.keys))
             best = _contained(a.keys[i], [b.keys[j] for j in near])
+            if best is None:
+                best = _absorbed_by(a.keys[i], [b.keys[j] for j in near])
             if best is not None:
                 step.merged_into[i] = near[best]
+
+
+def _absorbed_by(old: str, candidates: Sequence[str]) -> int | None:
+    """The longer candidate that holds most of ``old``'s words (a rule merged
+    into its neighbour in other words: 'the player whose turn is being
+    controlled is still the active player' in 'a player who's being controlled
+    during his or her turn is still the active player'), if enough of them.
+
+    >>> _absorbed_by("the player whose turn is being controlled is still the active player.",
+    ...              ["the controller of the turn makes all choices the controlled player would make.",
+    ...               "only control of the player changes. a player who's being controlled "
+    ...               "during his or her turn is still the active player."])
+    1
+    >>> _absorbed_by("all permanents with phasing phase out.", ["the game ends in a draw."]) is None
+    True
+    """
+    keep = [k for k, text in enumerate(candidates) if len(text) >= len(old)]
+    found = process.extractOne(old, [candidates[k] for k in keep], scorer=fuzz.token_set_ratio,
+                               score_cutoff=MIN_ABSORBED) if keep else None
+    return keep[found[2]] if found else None
 
 
 def _near(k: int, partner: dict[int, int], size: int) -> list[int]:
