@@ -8,16 +8,19 @@ release where it ended. One step (``align_pair``) matches, globally and one to
 one within the pair:
 
 1. identical wordings (numbers masked, so a renumbered cross-reference is no
-   edit), equal numbers paired first when a wording repeats;
+   edit), equal numbers paired first when a wording repeats; then rules that
+   kept their first sentence and number;
 2. the runs between the identical rules that keep their order (a keyword
    inserted shifts a whole block), and the rules of sections paired by title
    (or by the newer release's "(Obsolete)" glossary renames), each paired
    order-preservingly by similarity (a rule split in place goes on in the
    piece that kept its first sentence);
 3. what is left, anywhere in the release (a rule moved to another section),
-   by a stricter similarity; between these passes, an old rule whose words now
-   stand inside a neighbouring new rule that continues another lineage is
-   merged there (``_absorbed``), not paired with a looser match;
+   by a stricter similarity; then a rule left over that kept an example no
+   other rule has (reworded round it); between these passes, an old rule
+   whose words now stand inside a neighbouring new rule that continues
+   another lineage is merged there (``_absorbed``), not paired with a looser
+   match;
 4. splits (a new rule whose wording lies inside an old one that continued
    elsewhere: ``split_from``), merges (an old rule whose wording lies inside a
    new one that continues another lineage: ``merged_into``), and the rest
@@ -113,10 +116,11 @@ class Release:
     sections_of: list[str]
     sections: dict[str, str]  # section number -> title key
     aliases: dict[str, str]  # former title key -> section number ("(Obsolete)" glossary entries)
+    examples: list[tuple[str, ...]] = field(default_factory=list)  # each rule's examples, folded
 
     def digest(self) -> str:
         """A hash of everything alignment reads (not the elements, not the id)."""
-        content = (self.numbers, self.keys, self.sections_of, self.sections, self.aliases)
+        content = (self.numbers, self.keys, self.sections_of, self.sections, self.aliases, self.examples)
         return hashlib.sha256(pickle.dumps(content, protocol=5)).hexdigest()
 
     @classmethod
@@ -125,13 +129,19 @@ class Release:
         sections: dict[str, str] = {}
         by_line: dict[int, str] = {}
         aliases: dict[str, str] = {}
+        rule_at: dict[int, int] = {}
+        examples: list[list[str]] = []
         for el in elements:
             if el.kind == "section" and el.number_as_written:
                 number = normalise_number(el.number_as_written)
                 sections.setdefault(number, title_key(el.text))
                 by_line[el.line_start] = number
             elif el.kind == "rule" and el.number_as_written:
+                rule_at[el.line_start] = len(rules)
                 rules.append(el)
+                examples.append([])
+            elif el.kind == "example" and el.parent_line in rule_at:
+                examples[rule_at[el.parent_line]].append(folded(el.text))
             elif el.kind == "glossary" and el.term.endswith("(Obsolete)"):
                 target = SEE_RULE.search(el.text)
                 if target:
@@ -140,7 +150,7 @@ class Release:
         return cls(
             source_id, rules, numbers, [folded(el.text) for el in rules],
             [by_line.get(el.parent_line) or section_of(n) for el, n in zip(rules, numbers, strict=True)],
-            sections, aliases,
+            sections, aliases, [tuple(found) for found in examples],
         )
 
 
@@ -183,6 +193,7 @@ def align_pair(a: Release, b: Release) -> Step:
     _vote_sections(a, b, step)
     _absorbed(a, b, step)
     _by_context(a, b, step, subjects)
+    _same_examples(a, b, step, subjects)
     _absorbed(a, b, step)
     _leftovers_in_place(a, b, step, subjects)
     _same_number(a, b, step, subjects)
@@ -415,6 +426,32 @@ def _numbering_kept(a: Release, b: Release, step: Step) -> bool:
     """Whether most rules paired so far kept their numbers (not so in July 2009)."""
     kept = sum(a.numbers[i] == b.numbers[j] for i, j in step.pairs.items())
     return kept * 2 >= len(step.pairs)
+
+
+def _same_examples(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
+    """A rule reworded beyond its wording's similarity still comes with its
+    examples: an old and a new rule, both unpaired, that share an example found
+    under no other rule of either release are one rule (the double-faced card
+    rule 711.5 of 2016, rewritten round its Clone and Cytoshape examples), if
+    their wordings are still about the same thing."""
+    holders_a: dict[str, set[int]] = defaultdict(set)
+    holders_b: dict[str, set[int]] = defaultdict(set)
+    for holders, rel in ((holders_a, a), (holders_b, b)):
+        for k, under in enumerate(rel.examples):
+            for example in under:
+                holders[example].add(k)
+    taken = set(step.pairs.values())
+    for example, olds in holders_a.items():
+        news = holders_b.get(example, set())
+        if len(olds) != 1 or len(news) != 1:
+            continue
+        (i,), (j,) = olds, news
+        if i in step.pairs or j in taken or not subjects.same(a.keys[i], b.keys[j]):
+            continue
+        alike = float(similarity([a.keys[i]], [b.keys[j]], MIN_SAME_NUMBER)[1][0, 0])
+        if alike:
+            _pair(step, i, j, alike)
+            taken.add(j)
 
 
 def _kept_heads(a: Release, b: Release, step: Step) -> None:
