@@ -29,8 +29,10 @@ SINGLE_BYTE = ("cp1252", "mac_roman", "cp437")
 _NON_ASCII = re.compile("[^\x00-\x7f]")
 _WORD = re.compile(r"[^\W\d_][\w’'-]*")
 _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
-# A run of bytes that may decode to word characters (ASCII ones, ' and -, any high byte), holding a high byte.
-_HIGH_RUN = re.compile(rb"[0-9A-Za-z_'\-\x80-\xff]*[\x80-\xff][0-9A-Za-z_'\-\x80-\xff]*")
+# A run of bytes that may decode to word characters (ASCII ones, ' and -, any high byte),
+# holding a high byte. Tried only where a run starts: from inside a run that holds
+# none, the pattern would retry at every byte (quadratic in the run's length).
+_HIGH_RUN = re.compile(rb"(?<![0-9A-Za-z_'\-\x80-\xff])[0-9A-Za-z_'\-]*[\x80-\xff][0-9A-Za-z_'\-\x80-\xff]*")
 _TYPOGRAPHY = set("’‘“”–—…•™®©°·")
 _ODD_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 _INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
@@ -38,7 +40,6 @@ _NEWLINES = re.compile(r"\r\n|\r|\n")
 # ftfy's badness check is slow; mojibake always leaves some character outside
 # ASCII and common typography, so only lines with one are checked.
 _SUSPECT = re.compile("[^\x00-\x7f’‘“”–—…•™®©°−×]")
-_SUSPECT_LINE = re.compile("(?m)^[^\n]*" + _SUSPECT.pattern + "[^\n]*")
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 _NUL_BETWEEN = re.compile("(?<=[^\\s\x00])\x00+(?=[^\\s\x00])")
 
@@ -390,6 +391,19 @@ def drop_controls(line: str) -> str:
     return _CONTROL.sub("", _NUL_BETWEEN.sub(" ", line))
 
 
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])  # what _CONTROL matches
+
+
+def _has_control_bytes(data: bytes) -> bool:
+    return len(data.translate(None, _CONTROL_BYTES)) != len(data)
+
+
+def _ascii_compatible(encoding: str) -> bool:
+    """Whether every byte below 0x80 decodes, in ``encoding`` as ``to_text`` names it,
+    to the ASCII character it codes (all but UTF-16)."""
+    return "16" not in encoding
+
+
 def fold_spaces(text: str) -> str:
     """Fold non-breaking and other odd spaces to a plain space; drop invisible ones.
 
@@ -402,13 +416,21 @@ def fold_spaces(text: str) -> str:
 def decode(data: bytes) -> Decoded:
     """Decode raw bytes into normalised text, recording encoding, newlines and repairs."""
     text, encoding, evidence, flags = to_text(data)
-    newline = newline_style(text)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")  # what _NEWLINES.sub does, faster
-    if markup.is_html(text):
+    if "\r" in text:
+        newline = newline_style(text)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")  # what _NEWLINES.sub does, faster
+    else:
+        newline = "LF" if "\n" in text else "none"
+    html = markup.is_html(text)
+    if html:
         # Line numbers now count the page's lines of text, not its lines of markup.
         text = markup.html_to_text(text)
         flags = [(1, flag) for _, flag in flags] + [(n, "html_stripped") for n in range(1, text.count("\n") + 2)]
-    if _CONTROL.search(text):
+    # In the encodings read other than UTF-16, a byte below 0x80 is the ASCII
+    # character it codes: control characters are then found in the bytes, which
+    # ``bytes.translate`` scans several times faster than a pattern scans text
+    # (a web page's text, with its character references resolved, is not its bytes).
+    if (_has_control_bytes(data) if _ascii_compatible(encoding) and not html else _CONTROL.search(text)):
         lines = text.split("\n")
         for i, line in enumerate(lines):
             if _CONTROL.search(line):
@@ -416,16 +438,18 @@ def decode(data: bytes) -> Decoded:
                 flags.append((i + 1, "control_chars_removed"))
         text = "\n".join(lines)
     if not text.isascii():
+        # Line by line: most lines are ASCII, which ``str.isascii`` tells at once,
+        # where a pattern would scan every character of the text.
         lines = text.split("\n")
-        # The lines holding a character outside ASCII and typography, found in one scan.
-        i, at = 0, 0
-        for m in _SUSPECT_LINE.finditer(text):
-            i, at = i + text.count("\n", at, m.start()), m.start()
-            line = lines[i]
+        for i, line in enumerate(lines):
+            # Odd and invisible spaces are suspect too: other lines need nothing.
+            if line.isascii() or not _SUSPECT.search(line):
+                continue
             if is_bad(line):
                 repaired = ftfy.fix_text(line, _FTFY)
                 if repaired != line and "\n" not in repaired:
-                    lines[i] = repaired
+                    line = repaired
                     flags.append((i + 1, "encoding_fixed"))
-        text = fold_spaces("\n".join(lines))
+            lines[i] = fold_spaces(line)
+        text = "\n".join(lines)
     return Decoded(text, encoding, newline, evidence, tuple(sorted(flags)))

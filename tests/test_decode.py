@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import codecs
+import re
 
+import ftfy
 import pytest
+from ftfy.badness import is_bad
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipeline import markup
 from pipeline.decode import (
     SINGLE_BYTE,
+    Decoded,
+    DecodeError,
     _contexts,
     _is_utf8,
     _non_ascii_sample,
@@ -122,3 +128,58 @@ def test_single_byte_encodings_map_one_byte_to_one_character() -> None:
                 continue
             assert len(char) == 1 and char.isascii() == (byte < 128), (enc, byte)
     assert not [name for name in accented_names() if name.isascii()]
+
+
+def _decode_by_whole_text(data: bytes) -> Decoded:
+    """``decode`` as it was written first, with a pattern over the whole text at
+    each step: the reference that the line-by-line and byte-level shortcuts keep."""
+    from pipeline.decode import _CONTROL, _FTFY, _SUSPECT, drop_controls, fold_spaces, to_text
+
+    text, encoding, evidence, flags = to_text(data)
+    newline = newline_style(text)
+    text = re.sub(r"\r\n|\r", "\n", text)
+    html = markup.is_html(text)
+    if html:
+        text = markup.html_to_text(text)
+        flags = [(1, flag) for _, flag in flags] + [(n, "html_stripped") for n in range(1, text.count("\n") + 2)]
+    if _CONTROL.search(text):
+        lines = text.split("\n")
+        for i, line in enumerate(lines):
+            if _CONTROL.search(line):
+                lines[i] = drop_controls(line)
+                flags.append((i + 1, "control_chars_removed"))
+        text = "\n".join(lines)
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if _SUSPECT.search(line) and is_bad(line):
+            repaired = ftfy.fix_text(line, _FTFY)
+            if repaired != line and "\n" not in repaired:
+                lines[i] = repaired
+                flags.append((i + 1, "encoding_fixed"))
+    return Decoded(fold_spaces("\n".join(lines)), encoding, newline, evidence, tuple(sorted(flags)))
+
+
+_MESSY_TEXT = st.lists(
+    st.sampled_from([
+        "Juzám Djinn", "it’s “quoted”", "AurÃ©lie", "Ã¢â‚¬â„¢", "a\u00a0b", "zero\u200bwidth", "\x00\x00",
+        "bell\x07", "\x7f", "702.1a ", "rule", " ", "\r\n", "\n", "\r", "\t", "€", "∞", "<p>", "</p>", "<h2>", "&amp;", "&#7;",
+    ]),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MESSY_TEXT, st.sampled_from(["utf-8", "utf-8-sig", "cp1252", "mac_roman", "cp437", "utf-16"]))
+def test_decode_equals_its_whole_text_reference(text: str, encoding: str) -> None:
+    data = text.encode(encoding, "replace")
+    try:
+        expected = _decode_by_whole_text(data)
+    except DecodeError:
+        return
+    assert decode(data) == expected
+
+
+def test_bytes_below_0x80_are_ascii_in_every_encoding_but_utf16() -> None:
+    """What lets ``decode`` look for control characters in the bytes."""
+    for encoding in ("utf-8", *SINGLE_BYTE):
+        assert bytes(range(128)).decode(encoding) == "".join(map(chr, range(128))), encoding
