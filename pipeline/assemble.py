@@ -29,6 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from pipeline import numbers
 from pipeline.parse import Line
@@ -61,6 +62,12 @@ _NEVER_WRAPPED = ("BANNER", "VIM_FILLER", "DOTTED", "EXAMPLE", "QUESTION", "ANSW
 _STARTS = ("CHAPTER", "SECTION", "RULE", "EXAMPLE", "QUESTION", "ANSWER", "HEADING")
 
 
+# Releases repeat most of their predecessors' lines, so the functions of a line's
+# text alone remember their answers for the lines seen last (per process).
+LINE_CACHE = 1 << 15
+
+
+@lru_cache(maxsize=LINE_CACHE)
 def toc_key(text: str) -> str:
     """A contents entry without dot leaders or page number, for matching its heading.
 
@@ -77,6 +84,7 @@ def toc_key(text: str) -> str:
     return " ".join(text[:end].split()).lower()
 
 
+@lru_cache(maxsize=LINE_CACHE)
 def split_number(pattern: re.Pattern[str], text: str) -> tuple[str, str, bool]:
     """(number as written, body, repaired?) for a numbered line."""
     m = pattern.match(text)
@@ -375,7 +383,14 @@ def _demote_section(st: _State) -> None:
 def _rule(st: _State, line: Line) -> None:
     el = _emit(st, line, "rule", numbers.RULE_AT_START, _rule_parent(st, line))
     st.rule, st.qa = el.line_start, 0
-    st.rule_parents[numbers.normalise(el.number_as_written)] = el.parent_line
+    st.rule_parents[_rule_number(line.text)[0]] = el.parent_line
+
+
+@lru_cache(maxsize=LINE_CACHE)
+def _rule_number(text: str) -> tuple[str, str, str]:
+    """(number, its three-digit section, the section it belongs to) of a rule's line."""
+    number = numbers.normalise(split_number(numbers.RULE_AT_START, text)[0])
+    return number, number.partition(".")[0], numbers.section_of(number)
 
 
 def _rule_parent(st: _State, line: Line) -> int:
@@ -384,11 +399,10 @@ def _rule_parent(st: _State, line: Line) -> int:
     Timing of Team Turns"), and its subrules, belong to the three-digit section
     around both; a rule of a subsection whose heading is missing ("502.39b"
     after "502.34. Imprint", in a scraped excerpt) to none that is known."""
-    number = numbers.normalise(split_number(numbers.RULE_AT_START, line.text)[0])
+    number, head, own = _rule_number(line.text)
     section = st.numbers.get(st.section, "")
     if not section or not number:
         return st.section
-    head, own = number.partition(".")[0], numbers.section_of(number)
     if own == section or ("." not in section and head == section):
         return st.section
     if own in st.rule_parents:

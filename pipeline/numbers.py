@@ -11,7 +11,7 @@ that a shape the grammar accepts (1999's ``408.f``) is accepted everywhere.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from pipeline.parse import parser
 
@@ -54,10 +54,15 @@ CANONICAL = rf"^(?:{CHAPTER_NUMBER}|{RULE_NUMBER.replace('[ ]?', '')})$"
 # "702.42a"): for tools that write or rewrite numbers (the benchmark's generator).
 SUBRULE = r"\d{3}\.\d{1,3}"
 
+# Every release repeats most numbers of the one before, and these functions are
+# called for each number many times over: they remember the numbers seen last.
+NUMBER_CACHE = 1 << 15
+
 # The parts of a number as written: digits, subrule digits, letters.
 _PARTS = re.compile(r"(\d{3})(?:\.[ ]?(\d{0,3})([a-z]{0,2}))?\.?")
 
 
+@lru_cache(maxsize=NUMBER_CACHE)
 def parts(number: str) -> tuple[str, str, str] | None:
     """(section digits, subrule digits, letters) of a number, or None.
 
@@ -68,6 +73,7 @@ def parts(number: str) -> tuple[str, str, str] | None:
     return (m.group(1), m.group(2) or "", m.group(3) or "") if m else None
 
 
+@lru_cache(maxsize=NUMBER_CACHE)
 def normalise(number: str) -> str:
     """A number as the reference writes it: no inner space, no trailing dot.
 
@@ -77,6 +83,7 @@ def normalise(number: str) -> str:
     return number.replace(" ", "").rstrip(".")
 
 
+@lru_cache(maxsize=NUMBER_CACHE)
 def section_of(number: str) -> str:
     """The section a rule number belongs to: ``702.42a`` -> ``702.42``, and a
     numbered section or rule without a letter to its three-digit section.
@@ -91,6 +98,7 @@ def section_of(number: str) -> str:
     return f"{head}.{digits}" if digits and letters else head
 
 
+@lru_cache(maxsize=NUMBER_CACHE)
 def sort_key(number: str) -> tuple[int, int, int, str]:
     """Numbers in document order: 704.5z before 704.5aa; ``408.f`` sorts with 408.
 

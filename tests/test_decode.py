@@ -162,7 +162,8 @@ def _decode_by_whole_text(data: bytes) -> Decoded:
 _MESSY_TEXT = st.lists(
     st.sampled_from([
         "Juzám Djinn", "it’s “quoted”", "AurÃ©lie", "Ã¢â‚¬â„¢", "a\u00a0b", "zero\u200bwidth", "\x00\x00",
-        "bell\x07", "\x7f", "702.1a ", "rule", " ", "\r\n", "\n", "\r", "\t", "€", "∞", "<p>", "</p>", "<h2>", "&amp;", "&#7;",
+        "bell\x07", "\x7f", "702.1a ", "rule", " ", "\r\n", "\n", "\r", "\t", "€", "∞",
+        "<p>", "</p>", "<h2>", "&amp;", "&#7;",
     ]),
     max_size=30,
 ).map("".join)
