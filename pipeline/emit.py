@@ -91,16 +91,52 @@ def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Row]) -> tuple[
     """Write a header and rows; returns the rows written and the file's sha256.
 
     The bytes are those of the csv module (``QUOTE_MINIMAL``, ``\\n`` line ends), which
-    writes the same as pandas' ``to_csv`` here, four times faster; built by ``_cell``
-    and ``str.join`` they take a third less time again (a test holds the two equal)."""
+    writes the same as pandas' ``to_csv`` here, four times faster (a test holds the two
+    equal). They are made a column of 10,000 rows at a time (``_cells``), by loops that
+    run in C: one Python call per cell took two thirds of the time."""
     n = 0
     sink = _HashingFile(path)
+    quoted = _Quoted()
     with io.TextIOWrapper(io.BufferedWriter(sink, 1 << 20), encoding="utf-8", newline="") as fh:
         fh.write(",".join(map(_cell, columns)) + "\n")
         for chunk in _chunks(rows, 10_000):
-            fh.write("".join([",".join([_cell(v) for v in row]) + "\n" for row in chunk]))
+            columns_of = (_cells(column, quoted) for column in zip(*chunk, strict=True))
+            lines = map(",".join, zip(*columns_of, strict=True))
+            fh.write("\n".join(lines) + "\n")
             n += len(chunk)
     return n, sink.digest.hexdigest()
+
+
+class _Quoted(dict[str, str]):
+    """Cells of text that needs quoting, by text, each made by ``_cell`` once:
+    releases repeat most wordings of the one before. Emptied when it reaches
+    ``limit`` texts, so that its memory stays bounded on any history."""
+
+    def __init__(self, limit: int = 1 << 17) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def __missing__(self, text: str) -> str:
+        if len(self) >= self.limit:
+            self.clear()
+        cell = self[text] = _cell(text)
+        return cell
+
+
+def _cells(values: Sequence[Any], quoted: _Quoted) -> Sequence[str]:
+    """``[_cell(v) for v in values]``, for one column of rows: text that needs no
+    quoting (none of its cells holds a quote, comma or line break) is its own cell,
+    numbers are ``str``; only a column of another mix goes a value at a time."""
+    try:
+        joined = "".join(values)
+    except TypeError:  # not all text
+        types = set(map(type, values))
+        if str not in types and type(None) not in types:
+            return list(map(str, values))
+        return list(map(_cell, values))
+    if '"' in joined or "," in joined or "\n" in joined or "\r" in joined:
+        return list(map(quoted.__getitem__, values))
+    return values
 
 
 def _cell(value: Any) -> str:

@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from frictionless import Package, validate
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from pipeline import emit, publish
@@ -244,3 +246,24 @@ def test_each_release_alone_publishes(version: str, tmp_path: Path) -> None:
     code, output = _ingest(raw, tmp_path / "out")
     assert code == 0, output
     assert json.loads((tmp_path / "out" / "run.json").read_text("utf-8"))["reference"] == version[:-4]
+
+
+_CELL_VALUES = st.one_of(
+    st.none(), st.integers(), st.floats(allow_nan=False), st.booleans(),
+    st.text(alphabet=st.sampled_from('ab ,"\n\r’é'), max_size=6),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(
+    st.lists(_CELL_VALUES, min_size=1, max_size=8),
+    st.lists(st.text(alphabet=st.sampled_from('ab ,"\n’'), max_size=6), min_size=1, max_size=8),
+    st.lists(st.integers(), min_size=1, max_size=8),
+), min_size=1, max_size=3), st.integers(min_value=1, max_value=4))
+def test_cells_of_a_column_are_those_of_each_value(columns: list[list[object]], limit: int) -> None:
+    """The writer's column-at-a-time cells, with a memo small enough to be emptied
+    on the way, are ``_cell`` of each value."""
+    quoted = emit._Quoted(limit)
+    for values in columns:
+        assert list(emit._cells(tuple(values), quoted)) == [emit._cell(v) for v in values]
+        assert len(quoted) <= limit
