@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from frictionless import Package, validate
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
@@ -260,6 +260,7 @@ _CELL_VALUES = st.one_of(
     st.lists(st.text(alphabet=st.sampled_from('ab ,"\n’'), max_size=6), min_size=1, max_size=8),
     st.lists(st.integers(), min_size=1, max_size=8),
 ), min_size=1, max_size=3), st.integers(min_value=1, max_value=4))
+@example([["a\r", "b"], ["a\n"], ['"'], ["a,b", "a,b", "c"], [1, 2], [1.5, None], [True, 0], ["a", None]], 1)
 def test_cells_of_a_column_are_those_of_each_value(columns: list[list[object]], limit: int) -> None:
     """The writer's column-at-a-time cells, with a memo small enough to be emptied
     on the way, are ``_cell`` of each value."""
