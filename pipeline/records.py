@@ -46,9 +46,22 @@ class Element(NamedTuple):
         return f"{self.source_id}:L{self.parent_line}" if self.parent_line else ""
 
 
+_FIELD_INDEX = {name: i for i, name in enumerate(Element._fields)}
+
+
 def evolve(el: Element, **changes: Any) -> Element:
-    """A copy of ``el`` with ``changes`` (``dataclasses.replace`` for an element)."""
-    return el._replace(**changes)
+    """A copy of ``el`` with ``changes`` (``dataclasses.replace`` for an element).
+
+    What ``el._replace(**changes)`` makes, in well under half the time: the stages
+    make a million copies on the 90 MB benchmark corpus, and ``_replace`` goes
+    through every field in Python."""
+    values = list(el)
+    try:
+        for name, value in changes.items():
+            values[_FIELD_INDEX[name]] = value
+    except KeyError as exc:
+        raise ValueError(f"Element has no field {exc.args[0]!r}") from None
+    return tuple.__new__(Element, values)
 
 
 @dataclass(frozen=True, slots=True)

@@ -258,7 +258,7 @@ class _Shared:
             raw_text, body = seen.setdefault(el.text_raw, el.text_raw), seen.setdefault(el.body, el.body)
             number = seen.setdefault(el.number_as_written, el.number_as_written)
             if raw_text is not el.text_raw or body is not el.body or number is not el.number_as_written:
-                el = el._replace(text_raw=raw_text, body=body, number_as_written=number)
+                el = evolve(el, text_raw=raw_text, body=body, number_as_written=number)
             shared.append(el)
         return src, shared, seconds
 

@@ -6,6 +6,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +14,7 @@ from pipeline.assemble import _TOC_KEY, assemble, iter_lines, toc_key
 from pipeline.clean import FIXERS, Vocabulary, fix_and_explain
 from pipeline.decode import decode
 from pipeline.parse import parse, parse_with_lark
+from pipeline.records import Element, evolve
 from pipeline.run import Settings, read_source
 
 # Lines made of pieces that look like the real thing, so that every rule of the
@@ -140,3 +142,16 @@ def test_toc_key_strips_what_its_pattern_strips(text: str, tail: str) -> None:
     # on long contents lines); it must strip exactly what the pattern does.
     line = text + tail
     assert toc_key(line) == " ".join(_TOC_KEY.sub("", line).split()).lower()
+
+
+@given(st.dictionaries(st.sampled_from(Element._fields), st.text(max_size=5), max_size=6))
+def test_evolve_is_replace(changes: dict[str, str]) -> None:
+    el = Element("s", 1, 2, "rule", "702.1a Text", body="Text", number_as_written="702.1a", flags=("x",))
+    new = evolve(el, **changes)
+    assert new == el._replace(**changes) and type(new) is Element
+    assert new.element_id == f"{new.source_id}:L{new.line_start}"
+
+
+def test_evolve_refuses_a_field_elements_do_not_have() -> None:
+    with pytest.raises(ValueError, match="no field 'colour'"):
+        evolve(Element("s", 1, 1, "rule", ""), colour="red")
