@@ -9,7 +9,7 @@ import multiprocessing
 import signal
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 # What a fresh worker needs loaded before its first task (numpy and rapidfuzz among it).
 PRELOAD = ("pipeline.lineage",)
@@ -48,8 +48,8 @@ def _start_worker() -> None:
 
 @contextmanager
 def pool(jobs: int, fresh: bool = False) -> Iterator[ProcessPoolExecutor]:
-    """A process pool that, on Ctrl-C (or any error), drops its queued work
-    instead of waiting for all of it.
+    """A process pool that, on Ctrl-C (or any error), drops its queued work and
+    stops its running workers instead of waiting for them.
 
     ``fresh`` workers start from a small server process (``forkserver``) that has
     only the alignment modules loaded, not as copies of this process: by the
@@ -64,5 +64,25 @@ def pool(jobs: int, fresh: bool = False) -> Iterator[ProcessPoolExecutor]:
         try:
             yield executor
         except BaseException:
+            running = _workers_of(executor)  # shutdown forgets them
+            results = getattr(executor, "_result_queue", None)
             executor.shutdown(wait=False, cancel_futures=True)
+            for process in running:
+                with suppress(OSError, ValueError, AttributeError):
+                    process.kill()
+            # A worker killed while it sent a result leaves half a message: with this
+            # process's own end of the results pipe closed too, the pool's reader sees
+            # the pipe end instead of waiting for the rest for ever.
+            with suppress(OSError, AttributeError):
+                results._writer.close()  # type: ignore[union-attr]
             raise
+
+
+def _workers_of(executor: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
+    """The pool's worker processes, to be stopped at once, in the middle of their
+    tasks, when the run is over: waiting for them kept a Ctrl-C during alignment
+    waiting for seconds, and left them running after the job had gone. They write
+    nothing but cache entries, each atomically (a killed one leaves a temporary
+    file, which the next run prunes). ``_processes`` is the pool's own table of
+    its workers (Python 3.14 has ``terminate_workers`` for this)."""
+    return list((getattr(executor, "_processes", None) or {}).values())

@@ -640,3 +640,46 @@ def test_ingest_help_lists_the_exit_codes() -> None:
     text = " ".join(result.output.split())
     for code in ("65 refused", "73 refused", "75 another run", "130 interrupted", "--allow-shrink"):
         assert code in text
+
+
+_POOL_INTERRUPTED = """
+import os, sys, time
+from pipeline import workers
+try:
+    with workers.pool(2, fresh={fresh}) as executor:
+        if {sending}:  # results big enough that a worker is killed while it sends one
+            futures = [executor.submit(bytes, 200_000_000) for _ in range(40)]
+        else:
+            futures = [executor.submit(time.sleep, 3600) for _ in range(4)]
+        while len(workers._workers_of(executor)) < 2:
+            time.sleep(0.05)
+        print(" ".join(str(p.pid) for p in workers._workers_of(executor)), flush=True)
+        time.sleep(0.5)
+        raise KeyboardInterrupt
+except KeyboardInterrupt:
+    sys.exit(130)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X")  # a zombie has stopped; only its parent's wait is missing
+
+
+@pytest.mark.parametrize(("fresh", "sending"), [(False, False), (True, False), (False, True), (True, True)])
+def test_ctrl_c_stops_the_workers_in_the_middle_of_their_tasks(fresh: bool, sending: bool) -> None:
+    """A Ctrl-C while workers are busy (an hour-long task, or sending results of
+    200 MB) ends the job and its workers at once: neither waits for the task (nor
+    would the job, at exit), nor for the rest of a result a killed worker was sending."""
+    done = subprocess.run([sys.executable, "-c", _POOL_INTERRUPTED.format(fresh=fresh, sending=sending)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 130, done.stderr
+    pids = [int(p) for p in done.stdout.split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 30
+    while not all(map(_gone, pids)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert all(map(_gone, pids)), pids
