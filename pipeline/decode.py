@@ -391,6 +391,17 @@ def drop_controls(line: str) -> str:
     return _CONTROL.sub("", _NUL_BETWEEN.sub(" ", line))
 
 
+def drop_control_lines(text: str, flags: list[tuple[int, str]]) -> str:
+    """``drop_controls`` on each line of ``text`` that holds a control character,
+    each such line flagged ``control_chars_removed`` in ``flags``."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if _CONTROL.search(line):
+            lines[i] = drop_controls(line)
+            flags.append((i + 1, "control_chars_removed"))
+    return "\n".join(lines)
+
+
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])  # what _CONTROL matches
 
 
@@ -431,12 +442,7 @@ def decode(data: bytes) -> Decoded:
     # ``bytes.translate`` scans several times faster than a pattern scans text
     # (a web page's text, with its character references resolved, is not its bytes).
     if (_has_control_bytes(data) if _ascii_compatible(encoding) and not html else _CONTROL.search(text)):
-        lines = text.split("\n")
-        for i, line in enumerate(lines):
-            if _CONTROL.search(line):
-                lines[i] = drop_controls(line)
-                flags.append((i + 1, "control_chars_removed"))
-        text = "\n".join(lines)
+        text = drop_control_lines(text, flags)
     if not text.isascii():
         # Line by line: most lines are ASCII, which ``str.isascii`` tells at once,
         # where a pattern would scan every character of the text.

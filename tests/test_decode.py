@@ -133,7 +133,7 @@ def test_single_byte_encodings_map_one_byte_to_one_character() -> None:
 def _decode_by_whole_text(data: bytes) -> Decoded:
     """``decode`` as it was written first, with a pattern over the whole text at
     each step: the reference that the line-by-line and byte-level shortcuts keep."""
-    from pipeline.decode import _CONTROL, _FTFY, _SUSPECT, drop_controls, fold_spaces, to_text
+    from pipeline.decode import _CONTROL, _FTFY, _SUSPECT, drop_control_lines, fold_spaces, to_text
 
     text, encoding, evidence, flags = to_text(data)
     newline = newline_style(text)
@@ -142,13 +142,8 @@ def _decode_by_whole_text(data: bytes) -> Decoded:
     if html:
         text = markup.html_to_text(text)
         flags = [(1, flag) for _, flag in flags] + [(n, "html_stripped") for n in range(1, text.count("\n") + 2)]
-    if _CONTROL.search(text):
-        lines = text.split("\n")
-        for i, line in enumerate(lines):
-            if _CONTROL.search(line):
-                lines[i] = drop_controls(line)
-                flags.append((i + 1, "control_chars_removed"))
-        text = "\n".join(lines)
+    if _CONTROL.search(text):  # in the text, always
+        text = drop_control_lines(text, flags)
     lines = text.split("\n")
     for i, line in enumerate(lines):
         if _SUSPECT.search(line) and is_bad(line):
