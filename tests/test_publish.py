@@ -16,6 +16,7 @@ import sys
 import time
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -25,6 +26,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from pipeline import emit, publish
+from pipeline.package import InvalidOutput, rules_schema, validate_rules_json
 from pipeline.cli import main
 from pipeline.tables import TABLES
 from tests.conftest import RAW, ROOT
@@ -50,6 +52,52 @@ def test_rules_json_validates_against_the_shipped_schema(bundled) -> None:  # ty
     errors = list(Draft202012Validator(schema).iter_errors(json.loads((out / "rules.json").read_text("utf-8"))))
     assert errors == []
 
+
+def _one_rule_doc(out: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The bundled rules.json cut to its first section and first rule, and that rule."""
+    doc = json.loads((out / "rules.json").read_text("utf-8"))
+    section = dict(doc["sections"][0], rules=[dict(doc["sections"][0]["rules"][0])])
+    return dict(doc, sections=[section]), section["rules"][0]
+
+
+@pytest.fixture(scope="module")
+def rules_json_doc(bundled):  # type: ignore[no-untyped-def]
+    return _one_rule_doc(bundled[1])
+
+
+def test_the_runs_validator_refuses_a_wrong_number_and_names_where(bundled) -> None:  # type: ignore[no-untyped-def]
+    """The run's own check (jsonschema-rs) on the real document: it passes as written,
+    and a number the grammar does not allow stops the run, with the path to it."""
+    _, out = bundled
+    validate_rules_json(json.loads((out / "rules.json").read_text("utf-8")))
+    doc, rule = _one_rule_doc(out)
+    rule["number"] = "702.4Aa"
+    with pytest.raises(InvalidOutput, match=r"at sections/0/rules/0/number: .*702\.4Aa"):
+        validate_rules_json(doc)
+    del rule["number"]
+    with pytest.raises(InvalidOutput, match=r'at sections/0/rules/0: "number" is a required property'):
+        validate_rules_json(doc)
+
+
+@settings(max_examples=300, deadline=None)
+@given(number=st.text(alphabet="0123456789.abzA ", max_size=10), line=st.integers(-2, 3))
+@example(number="702.42aa", line=1)
+@example(number="408.f", line=1)
+@example(number="12", line=1)
+@example(number="702.", line=1)
+def test_the_runs_validator_agrees_with_draft_2020_12(rules_json_doc, number: str, line: int) -> None:  # type: ignore[no-untyped-def]
+    """jsonschema-rs, which the run uses, and jsonschema's reference validator,
+    which the other tests use, judge the same documents alike."""
+    doc, rule = rules_json_doc
+    rule["number"] = number
+    rule["variants"] = [dict(rule["variants"][0], line_start=line)]
+    reference = not list(Draft202012Validator(rules_schema()).iter_errors(doc))
+    try:
+        validate_rules_json(doc)
+        ours = True
+    except InvalidOutput:
+        ours = False
+    assert ours == reference
 
 def test_datapackage_validates_with_frictionless(bundled) -> None:  # type: ignore[no-untyped-def]
     """Every CSV with its keys, and the Parquet copies of the small tables (Frictionless
