@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from pipeline import emit, publish
-from pipeline.package import InvalidOutput, rules_schema, validate_rules_json
 from pipeline.cli import main
+from pipeline.package import InvalidOutput, rules_schema, validate_rules_json
 from pipeline.tables import TABLES
 from tests.conftest import RAW, ROOT
 
