@@ -41,7 +41,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -122,6 +122,11 @@ class Release:
         """A hash of everything alignment reads (not the elements, not the id)."""
         content = (self.numbers, self.keys, self.sections_of, self.sections, self.aliases, self.examples)
         return hashlib.sha256(pickle.dumps(content, protocol=5)).hexdigest()
+
+    @cached_property
+    def heads(self) -> Counter[str]:
+        """How many rules open with each first sentence (made once: each pass that reads it reads them all)."""
+        return Counter(_first_sentence(k) for k in self.keys)
 
     @classmethod
     def build(cls, source_id: str, elements: Sequence[Element]) -> Release:
@@ -334,14 +339,14 @@ def _ordered(step: Step) -> list[tuple[int, int]]:
 
 def _gaps(a: Release, b: Release, step: Step) -> tuple[np.ndarray, np.ndarray]:
     """For each rule of ``a``, the span of ``b`` between the partners of its
-    nearest anchors before and after it (where it stands, if it kept its place)."""
+    nearest anchors before and after it (where it stands, if it kept its place).
+    (An anchor's own entries are those of the span after it: anchors are paired,
+    and only unpaired rules are looked up.)"""
     anchors = [(-1, -1), *_ordered(step), (len(a.keys), len(b.keys))]
-    lo = np.empty(len(a.keys), dtype=np.int64)
-    hi = np.empty(len(a.keys), dtype=np.int64)
-    for (i0, j0), (i1, j1) in zip(anchors, anchors[1:], strict=False):
-        lo[i0 + 1:i1] = j0
-        hi[i0 + 1:i1] = j1
-    return lo, hi
+    at_a = np.array([i for i, _ in anchors], dtype=np.int64)
+    at_b = np.array([j for _, j in anchors], dtype=np.int64)
+    before = np.searchsorted(at_a, np.arange(len(a.keys)), side="right") - 1
+    return at_b[before], at_b[before + 1]
 
 
 def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
@@ -374,7 +379,7 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     keep = (matrix >= MIN_FAR) | ((matrix > 0) & context)
     score = matrix + GAP_BONUS * in_gap + SECTION_BONUS * in_section + SAME_NUMBER_BONUS * same_number
     cand = np.argwhere(keep).tolist()
-    heads_a, heads_b = _heads(a.keys), _heads(b.keys)
+    heads_a, heads_b = a.heads, b.heads
     for r, c in cand:
         x, y = _first_sentence(xs[r]), _first_sentence(ys[c])
         # A head many rules share ("As this step begins, ...") says nothing.
@@ -485,11 +490,6 @@ def _same_head(x: str, y: str) -> bool:
         return True
     wx, wy = x.split(maxsplit=MIN_HEAD_WORDS), y.split(maxsplit=MIN_HEAD_WORDS)
     return len(wx) > MIN_HEAD_WORDS and len(wy) > MIN_HEAD_WORDS and wx[:MIN_HEAD_WORDS] == wy[:MIN_HEAD_WORDS]
-
-
-def _heads(keys: Sequence[str]) -> Counter[str]:
-    """How many rules of a release open with each first sentence."""
-    return Counter(_first_sentence(k) for k in keys)
 
 
 def _first_sentence(text: str) -> str:
