@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline import align, lineage
@@ -140,19 +140,26 @@ class Newest:
 def _release(src: Source, els: Sequence[Element], lines: Lineages, newest: Newest
              ) -> tuple[list[Element], list[Mapping]]:
     """A chain release: each rule's lineage, each section's chain."""
+    sid = src.source_id
+    of_element, lineages, scores, sections = lines.of_element, lines.lineages, lines.score, lines.sections
     out, rows = [], []
     for el in els:
-        if el.kind == "rule" and el.number_as_written:
-            lid = lines.of_element.get((src.source_id, el.line_start), "")
-            current = lines.lineages[lid].canonical_number if lid else ""
-            rows.append(_row(el, lid, current, lines, src.source_id, lines.score.get((src.source_id, el.line_start)),
-                             newest=newest))
+        kind, written = el.kind, el.number_as_written
+        if kind == "rule" and written:
+            lid = of_element.get((sid, el.line_start), "")
+            current = lineages[lid].canonical_number if lid else ""
+            if current:  # _row's first case, inline: most rules of every release
+                method = "same" if normalise_number(written) == current else "lineage"
+                rows.append(Mapping(el.source_id, written, "", current, method,
+                                    scores.get((sid, el.line_start)) or 0.0, "", lid))
+            else:
+                rows.append(_row(el, lid, current, lines, sid, scores.get((sid, el.line_start)), newest=newest))
             el = evolve(el, canonical_number=current)
-        elif el.kind == "section" and el.number_as_written:
-            current = lines.sections.get((src.source_id, normalise_number(el.number_as_written)), "")
-            rows.append(_row(el, "", current, lines, src.source_id, 100.0 if current else 0.0, newest=newest))
+        elif kind == "section" and written:
+            current = sections.get((sid, normalise_number(written)), "")
+            rows.append(_row(el, "", current, lines, sid, 100.0 if current else 0.0, newest=newest))
             el = evolve(el, canonical_number=current)
-        elif el.kind == "chapter":
+        elif kind == "chapter":
             el = evolve(el, canonical_number=newest.chapter(el))
         out.append(el)
     return out, rows
@@ -205,7 +212,7 @@ def _through(src: Source, els: Sequence[Element], target: str, index: align.RefI
                     row = _row(el, lid, current, lines, target, m.score, "" if m.method == "same" else m.method,
                                newest)
                 else:
-                    row = replace(m, reason=m.reason or f"no rule of {target} has this wording")
+                    row = m._replace(reason=m.reason or f"no rule of {target} has this wording")
                 rows.append(row)
             el = evolve(el, canonical_number=current)
         elif el.kind == "section":
