@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
@@ -64,6 +64,12 @@ class Vocabulary:
 
     official: frozenset[str]
     counts: Counter[str]
+    # Every word known() accepts, as one set, so a text is checked in one set operation.
+    words: frozenset[str] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        repeated = (word for word, n in self.counts.items() if n >= 3)
+        object.__setattr__(self, "words", _SHORT | self.official | frozenset(repeated))
 
     @classmethod
     def build(cls, official: Iterable[str], other: Iterable[str] = ()) -> Vocabulary:
@@ -71,7 +77,7 @@ class Vocabulary:
         return cls(base_vocabulary() | word_counts(set(official)).keys(), word_counts(other))
 
     def known(self, word: str) -> bool:
-        return word in _SHORT or word in self.official or self.counts.get(word, 0) >= 3
+        return word in self.words
 
     def split(self, word: str) -> tuple[str, ...] | None:
         """The known words that ``word`` glues together, if there is one way.
@@ -108,6 +114,8 @@ def strip_markup(text: str, vocab: Vocabulary | None = None) -> str:
     >>> strip_markup("the _Magic: The Gathering_ game")
     'the Magic: The Gathering game'
     """
+    if "_" not in text:  # nearly every text: the pattern needs one
+        return text
     return _UNDERSCORE.sub(r"\1", text)
 
 
@@ -140,7 +148,10 @@ def split_glued(text: str, vocab: Vocabulary | None = None) -> str:
             return f"{a} {b}"
         return m.group(0)
 
-    return _CAMEL.sub(camel, _LOWER_RUN.sub(lower, text))
+    # Most texts have no unknown long word: lower() would give each back as it is.
+    if not vocab.words.issuperset(_LOWER_RUN.findall(text)):
+        text = _LOWER_RUN.sub(lower, text)
+    return _CAMEL.sub(camel, text)
 
 
 def space_quotes(text: str, vocab: Vocabulary | None = None) -> str:
@@ -154,6 +165,8 @@ def space_quotes(text: str, vocab: Vocabulary | None = None) -> str:
     >>> print(space_quotes('say “this”and that'))
     say “this” and that
     """
+    if '"' not in text and "“" not in text and "”" not in text:  # nothing to look at (most texts)
+        return text
     text = _CURLY_OPEN.sub(" “", _CURLY_CLOSE.sub("” ", text))
     if '"' not in text or text.count('"') % 2:
         return text
@@ -213,25 +226,31 @@ def clean(
     wording once: releases repeat most of their predecessors' text verbatim.
     """
     memo = {} if memo is None else memo
+    known = memo.get
 
     def fix(text: str) -> tuple[str, list[str]]:
-        if text not in memo:
-            memo[text] = fix_and_explain(text, vocab)
-        return memo[text]
+        found = known(text)
+        if found is None:
+            found = memo[text] = fix_and_explain(text, vocab)
+        return found
 
     out = []
     for el in elements:
-        if el.kind not in _CLEANED:
+        kind = el.kind
+        if kind not in _CLEANED:
             out.append(evolve(el, text=el.body))
             continue
         text, flags = fix(el.body)
-        extra: dict[str, str] = {}
-        if el.kind == "qa":
-            extra["question"], f1 = fix(el.question)
-            extra["answer"], f2 = fix(el.answer)
+        if kind == "qa":
+            question, f1 = fix(el.question)
+            answer, f2 = fix(el.answer)
             flags = flags + f1 + f2
-        if el.kind == "glossary":
-            extra["term"], _ = fix(el.term)
+            merged = tuple(dict.fromkeys(el.flags + tuple(flags))) if flags else el.flags
+            out.append(evolve(el, text=text, flags=merged, question=question, answer=answer))
+            continue
         merged = tuple(dict.fromkeys(el.flags + tuple(flags))) if flags else el.flags
-        out.append(evolve(el, text=text, flags=merged, **extra))
+        if kind == "glossary":
+            out.append(evolve(el, text=text, flags=merged, term=fix(el.term)[0]))
+        else:
+            out.append(evolve(el, text=text, flags=merged))
     return out

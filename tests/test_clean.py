@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from pipeline import clean
 from pipeline.clean import Vocabulary, fix_and_explain, is_truncated
 
 VOCAB = Vocabulary.build([])  # the shipped base vocabulary, built from the bundled CR releases
@@ -63,3 +68,53 @@ def test_markup_and_spacing() -> None:
                                             ("“Entwine [cost]” means “…”", False), ("(See rule 702.4)", False)])
 def test_truncation(text: str, cut: bool) -> None:
     assert is_truncated(text) is cut
+
+
+_PIECES = ["ability", "based", "about", "Auras", "blocked", "as", "the", "rule", "typecycling", "zzqqxx",
+           "“", "”", '"', "_", " ", "  ", "\n", ".", "abilitybased", "aboutAuras", "blockedas", "qzqzqzqz"]
+
+
+def _reference_fix(text: str, vocab: Vocabulary) -> tuple[str, list[str]]:
+    """fix_and_explain as it was first written: every fixer's patterns applied to
+    every text, every word asked about (no shortcut for texts with nothing to fix)."""
+    def lower(m: re.Match[str]) -> str:
+        return " ".join(vocab.split(m.group(0)) or (m.group(0),))
+
+    def camel(m: re.Match[str]) -> str:
+        a, b = m.group(1), m.group(2)
+        return f"{a} {b}" if vocab.known(a) and vocab.known(b.lower()) else m.group(0)
+
+    steps = [
+        ("markup_removed", lambda t: clean._UNDERSCORE.sub(r"\1", t)),
+        ("spaces_collapsed", clean.collapse_spaces),
+        ("words_split", lambda t: clean._CAMEL.sub(camel, clean._LOWER_RUN.sub(lower, t))),
+        # The curly-quote patterns first, always; space_quotes then finds nothing more for them.
+        ("quote_spaced", lambda t: clean.space_quotes(clean._CURLY_OPEN.sub(" “", clean._CURLY_CLOSE.sub("” ", t)))),
+    ]
+    flags = []
+    for flag, fixer in steps:
+        fixed = fixer(text)
+        if fixed != text:
+            flags.append(flag)
+            text = fixed
+    if "\ufffd" in text:
+        flags.append("replacement_char")
+    return text, flags
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=14))
+@example(["the", " ", "abilitybased", " ", "rule"])
+@example(["say", '"', "this", '"', "and"])
+@example(["say", "“", "this", "”", "and"])
+@example(["the", " ", "_", "Magic", "_", " ", "game"])
+def test_fixers_equal_their_unshortcut_reference(pieces: list[str]) -> None:
+    """The fixers skip texts with nothing they could change (no underscore, no
+    quote, no unknown long word) and remember each word's split; on any text they
+    give what the patterns applied to everything give."""
+    text = "".join(pieces)
+    vocab = Vocabulary.build(["that ability based about Auras blocked"], ["zzqqxx " * 3, "qzqzqzqz " * 2])
+    assert fix_and_explain(text, vocab) == _reference_fix(text, vocab)
+    # known() is one set: the words of official texts and of the shipped list, short words, and words repeated 3 times.
+    for word in {w.lower() for w in re.findall(r"[A-Za-z]+", text)}:
+        assert vocab.known(word) == (word in clean._SHORT or word in vocab.official or vocab.counts[word] >= 3)
