@@ -40,8 +40,11 @@ import pickle
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
+from types import TracebackType
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -120,8 +123,16 @@ class Release:
 
     def digest(self) -> str:
         """A hash of everything alignment reads (not the elements, not the id)."""
+        return self._digest
+
+    @cached_property
+    def _digest(self) -> str:
         content = (self.numbers, self.keys, self.sections_of, self.sections, self.aliases, self.examples)
         return hashlib.sha256(pickle.dumps(content, protocol=5)).hexdigest()
+
+    def light(self) -> Release:
+        """The release without its elements: what a worker that aligns it is sent."""
+        return replace(self, rules=[])
 
     @cached_property
     def heads(self) -> Counter[str]:
@@ -665,13 +676,14 @@ class Lineages:
 
 
 def follow(releases: Sequence[tuple[Source, Sequence[Element]]], jobs: int = 1,
-           cache: SourceCache | None = None) -> Lineages:
+           cache: SourceCache | None = None, ahead: Ahead | None = None) -> Lineages:
     """Chain the steps between consecutive releases (given in date order); the
     steps themselves are independent, aligned in ``jobs`` processes, each read
-    from ``cache`` when the same two releases were aligned before."""
+    from ``cache`` when the same two releases were aligned before, or taken from
+    ``ahead`` when it aligned them while the sources were being cleaned."""
     out = Lineages(releases=[s.source_id for s, _ in releases])
-    built = [Release.build(s.source_id, els) for s, els in releases]
-    steps = _steps(built, jobs, cache, out.step_keys)
+    built = [ahead.built(s.source_id, els) if ahead else Release.build(s.source_id, els) for s, els in releases]
+    steps = _steps(built, jobs, cache, out.step_keys, ahead)
     ids: list[list[str]] = []
     for k, rel in enumerate(built):
         if k == 0:
@@ -713,7 +725,8 @@ def follow(releases: Sequence[tuple[Source, Sequence[Element]]], jobs: int = 1,
     return out
 
 
-def _steps(built: Sequence[Release], jobs: int, cache: SourceCache | None, used: list[str]) -> list[Step]:
+def _steps(built: Sequence[Release], jobs: int, cache: SourceCache | None, used: list[str],
+           ahead: Ahead | None = None) -> list[Step]:
     """``align_pair`` of each release with the next, in order; the cache keys
     of the steps go to ``used``."""
     digests = [rel.digest() for rel in built] if cache else []
@@ -721,19 +734,71 @@ def _steps(built: Sequence[Release], jobs: int, cache: SourceCache | None, used:
     used.extend(keys)
     found: list[Step | None] = [cache.get(key) for key in keys] if cache else [None] * max(0, len(built) - 1)
     todo = [k for k, step in enumerate(found) if not isinstance(step, Step)]
-    if jobs <= 1 or len(todo) < 2:
-        made = [align_pair(built[k], built[k + 1]) for k in todo]
+    made: list[Step | None] = [ahead.take(built[k], built[k + 1]) if ahead else None for k in todo]
+    rest = [k for k, step in zip(todo, made, strict=True) if step is None]
+    if jobs <= 1 or len(rest) < 2:
+        late = [align_pair(built[k], built[k + 1]) for k in rest]
     else:
         # Alignment reads numbers, wordings and sections only: the elements stay here.
-        light = [replace(rel, rules=[]) for rel in built]
+        light = [rel.light() for rel in built]
         with workers.pool(jobs, fresh=True) as executor:
-            made = list(executor.map(align_pair, [light[k] for k in todo], [light[k + 1] for k in todo],
+            late = list(executor.map(align_pair, [light[k] for k in rest], [light[k + 1] for k in rest],
                                      chunksize=4))
+    by_index = dict(zip(rest, late, strict=True))
     for k, step in zip(todo, made, strict=True):
-        found[k] = step
+        found[k] = step = step if step is not None else by_index[k]
         if cache:
             cache.put(keys[k], step)
     return [step for step in found if isinstance(step, Step)]
+
+
+class Ahead:
+    """Steps aligned ahead: each release, once cleaned, is sent to a pool of
+    ``jobs`` workers to be aligned with the release before it, while the main
+    process cleans the rest (cleaning is the main process's alone, and would
+    leave the second core idle). ``_steps`` then takes the steps it needs; one
+    it needs but was not aligned ahead (a release the checks after cleaning
+    took out of the chain leaves a gap) is aligned then. A step already in the
+    cache is not aligned ahead. A context manager: the pool ends with it."""
+
+    def __init__(self, jobs: int, cache: SourceCache | None) -> None:
+        self.jobs, self.cache = jobs, cache
+        self._stack = ExitStack()
+        self._executor: ProcessPoolExecutor | None = None
+        self._releases: dict[str, tuple[Sequence[Element], Release]] = {}
+        self._last: Release | None = None
+        self._futures: dict[tuple[str, str], Future[Step]] = {}
+
+    def __enter__(self) -> Ahead:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self._futures.clear()
+        self._stack.__exit__(kind, error, trace)  # on an error, the pool stops its workers at once
+
+    def add(self, source_id: str, elements: Sequence[Element]) -> None:
+        """The next release of the chain, as far as is known before the checks (in date order)."""
+        rel = Release.build(source_id, elements)
+        self._releases[source_id] = (elements, rel)
+        before, self._last = self._last, rel
+        if before is None or self.jobs <= 1:
+            return
+        if self.cache and self.cache.get(self.cache.step_key(before.digest(), rel.digest())) is not None:
+            return
+        if self._executor is None:
+            self._executor = self._stack.enter_context(workers.pool(self.jobs, fresh=True))
+        self._futures[before.digest(), rel.digest()] = self._executor.submit(align_pair, before.light(), rel.light())
+
+    def built(self, source_id: str, elements: Sequence[Element]) -> Release:
+        """The release ``add`` built from these very elements, else a new one."""
+        found = self._releases.get(source_id)
+        return found[1] if found and found[0] is elements else Release.build(source_id, elements)
+
+    def take(self, a: Release, b: Release) -> Step | None:
+        """The step from ``a`` to ``b``, if it was aligned ahead (waits for it)."""
+        future = self._futures.pop((a.digest(), b.digest()), None)
+        return future.result() if future is not None else None
 
 
 def _new(out: Lineages, rel: Release, j: int) -> str:

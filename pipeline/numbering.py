@@ -47,19 +47,25 @@ def is_release(src: Source) -> bool:
             and "truncated" not in src.flags)
 
 
-def number(
-    sources: Sequence[Source], cleaned: Sequence[Sequence[Element]], progress: Progress | None = None,
-    jobs: int = 1, cache: SourceCache | None = None,
-) -> Numbering:
-    """Canonical numbers for every source's elements, and the numbering tables."""
+def chain_of(sources: Sequence[Source]) -> list[int]:
+    """The indexes of the chain's releases, oldest first (by date, then id). The
+    same file twice is one release: the second copy is attached to the first."""
     order = sorted((k for k, s in enumerate(sources) if is_release(s)),
                    key=lambda k: (sources[k].effective_date, sources[k].source_id))
-    # The same file twice is one release: the second copy is attached to the first.
     firsts: dict[str, int] = {}
     for k in order:
         firsts.setdefault(sources[k].sha256, k)
-    chain = [k for k in order if firsts[sources[k].sha256] == k]
-    lines = lineage.follow([(sources[k], cleaned[k]) for k in chain], jobs, cache)
+    return [k for k in order if firsts[sources[k].sha256] == k]
+
+
+def number(
+    sources: Sequence[Source], cleaned: Sequence[Sequence[Element]], progress: Progress | None = None,
+    jobs: int = 1, cache: SourceCache | None = None, ahead: lineage.Ahead | None = None,
+) -> Numbering:
+    """Canonical numbers for every source's elements, and the numbering tables;
+    the lineage steps come from ``ahead`` where it aligned them already."""
+    chain = chain_of(sources)
+    lines = lineage.follow([(sources[k], cleaned[k]) for k in chain], jobs, cache, ahead)
     chain_ids = [sources[k].source_id for k in chain]
     reference = chain_ids[-1] if chain_ids else ""
     newest = Newest.of(cleaned[chain[-1]] if chain else ())

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pipeline import canonical, checks, clean, dedupe, describe, noise, numbering, workers
+from pipeline import canonical, checks, clean, dedupe, describe, lineage, noise, numbering, workers
 from pipeline.assemble import assemble, layout
 from pipeline.cache import SourceCache
 from pipeline.decode import DecodeError, decode, sniff_binary
@@ -355,31 +355,40 @@ def _build(raw: Path, settings: Settings, progress: Progress | None, cache: Sour
     # they are used, so that at most two generations are held at once.
     read = [els for _, els, _ in results]
     del results
-    with clock("clean"):
-        per_source = noise.classify(read)
-        del read
-        official = {s.source_id for s in sources if s.format == "cr_document"}
-        vocab = clean.Vocabulary.build(
-            (el.body for els in per_source for el in els if el.source_id in official),
-            (el.body for els in per_source for el in els if el.source_id not in official and el.kind != "noise"),
-        )
-        cleaned = []
-        memo: dict[str, tuple[str, list[str]]] = {}
-        for i, els in enumerate(per_source):
-            sources[i], els = flag_truncation(sources[i], clean.clean(els, vocab, memo))
-            counts: Counter[str] = Counter()
-            for el in els:
-                counts[el.kind] += el.line_end - el.line_start + 1
-            sources[i] = replace(sources[i], line_counts=dict(counts))
-            cleaned.append(els)
-        del per_source
-        sources = release_checks(sources, cleaned)
-    with clock("align"):
-        numbered = numbering.number(sources, cleaned, progress, settings.jobs, cache)
-        del cleaned
-        sources = [replace(s, numbering_like=numbered.attached.get(s.source_id, "")) for s in sources]
-        elements = [el for els in numbered.elements for el in els]
-        numbered.elements.clear()
+    # The lineage steps are aligned in worker processes while the main process
+    # cleans: each release of the chain (as far as it is known before the
+    # checks) is sent off as soon as it is clean, in the chain's order.
+    with lineage.Ahead(settings.jobs, cache) as ahead:
+        with clock("clean"):
+            per_source = noise.classify(read)
+            del read
+            official = {s.source_id for s in sources if s.format == "cr_document"}
+            vocab = clean.Vocabulary.build(
+                (el.body for els in per_source for el in els if el.source_id in official),
+                (el.body for els in per_source for el in els if el.source_id not in official and el.kind != "noise"),
+            )
+            cleaned: list[list[Element]] = [[] for _ in per_source]
+            memo: dict[str, tuple[str, list[str]]] = {}
+            chain = numbering.chain_of(sources)
+            in_chain = set(chain)
+            for i in [*chain, *(k for k in range(len(per_source)) if k not in in_chain)]:
+                sources[i], els = flag_truncation(sources[i], clean.clean(per_source[i], vocab, memo))
+                per_source[i] = []
+                counts: Counter[str] = Counter()
+                for el in els:
+                    counts[el.kind] += el.line_end - el.line_start + 1
+                sources[i] = replace(sources[i], line_counts=dict(counts))
+                cleaned[i] = els
+                if i in in_chain and numbering.is_release(sources[i]):
+                    ahead.add(sources[i].source_id, els)
+            del per_source
+            sources = release_checks(sources, cleaned)
+        with clock("align"):
+            numbered = numbering.number(sources, cleaned, progress, settings.jobs, cache, ahead)
+            del cleaned
+            sources = [replace(s, numbering_like=numbered.attached.get(s.source_id, "")) for s in sources]
+            elements = [el for els in numbered.elements for el in els]
+            numbered.elements.clear()
     with clock("dedupe"):
         elements = list(dedupe.dedupe(elements))
     return Corpus(sources, elements, numbered.mappings, numbered.reference, parsed, clock,

@@ -683,3 +683,41 @@ def test_ctrl_c_stops_the_workers_in_the_middle_of_their_tasks(fresh: bool, send
     while not all(map(_gone, pids)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert all(map(_gone, pids)), pids
+
+
+_AHEAD_INTERRUPTED = """
+import sys, time
+from pathlib import Path
+from pipeline import lineage, workers
+from pipeline.run import Settings, read_source
+raw = Path("raw")
+names = ("cr-2009-02-01.txt", "cr-2009-07-11.txt", "cr-2009-09-04.txt")
+releases = [read_source(raw / name, raw, Settings(jobs=1))[:2] for name in names]
+try:
+    with lineage.Ahead(2, None) as ahead:
+        for src, els in releases:  # the July 2009 renumbering first: seconds to align
+            ahead.add(src.source_id, els)
+        while len(workers._workers_of(ahead._executor)) < 2:
+            time.sleep(0.05)
+        print(" ".join(str(p.pid) for p in workers._workers_of(ahead._executor)), flush=True)
+        time.sleep(0.3)
+        raise KeyboardInterrupt  # as a Ctrl-C while the main process still cleans
+except KeyboardInterrupt:
+    sys.exit(130)
+"""
+
+
+def test_ctrl_c_while_steps_are_aligned_ahead_stops_their_workers() -> None:
+    """The steps aligned during cleaning run in a pool of their own: a Ctrl-C in
+    the middle of cleaning ends it at once, workers and all."""
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", _AHEAD_INTERRUPTED], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 130, done.stderr
+    pids = [int(p) for p in done.stdout.split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 30
+    while not all(map(_gone, pids)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert all(map(_gone, pids)), pids
+    assert time.monotonic() - started < 60
