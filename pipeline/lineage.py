@@ -774,6 +774,8 @@ class Ahead:
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
+        if self._executor is not None and not all(f.done() for f in self._futures.values()):
+            workers.stop(self._executor)  # steps nobody took: not worth waiting for
         self._futures.clear()
         self._stack.__exit__(kind, error, trace)  # on an error, the pool stops its workers at once
 

@@ -64,18 +64,23 @@ def pool(jobs: int, fresh: bool = False) -> Iterator[ProcessPoolExecutor]:
         try:
             yield executor
         except BaseException:
-            running = _workers_of(executor)  # shutdown forgets them
-            results = getattr(executor, "_result_queue", None)
-            executor.shutdown(wait=False, cancel_futures=True)
-            for process in running:
-                with suppress(OSError, ValueError, AttributeError):
-                    process.kill()
-            # A worker killed while it sent a result leaves half a message: with this
-            # process's own end of the results pipe closed too, the pool's reader sees
-            # the pipe end instead of waiting for the rest for ever.
-            with suppress(OSError, AttributeError):
-                results._writer.close()  # type: ignore[union-attr]
+            stop(executor)
             raise
+
+
+def stop(executor: ProcessPoolExecutor) -> None:
+    """Drop a pool's queued work and kill its workers, in the middle of their tasks."""
+    running = _workers_of(executor)  # shutdown forgets them
+    results = getattr(executor, "_result_queue", None)
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in running:
+        with suppress(OSError, ValueError, AttributeError):
+            process.kill()
+    # A worker killed while it sent a result leaves half a message: with this
+    # process's own end of the results pipe closed too, the pool's reader sees
+    # the pipe end instead of waiting for the rest for ever.
+    with suppress(OSError, AttributeError):
+        results._writer.close()  # type: ignore[union-attr]
 
 
 def _workers_of(executor: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline import lineage, numbering
+from pipeline import lineage, numbering, workers
 from pipeline.cache import SourceCache
 from pipeline.clean import Vocabulary, clean
 from pipeline.cli import main
@@ -495,3 +495,19 @@ def test_a_run_in_parallel_publishes_what_a_run_in_one_process_does(tmp_path: Pa
     assert "lineages.csv" in tables and "renumber_map.csv" in tables
     for name in [*tables, "rules.json"]:
         assert (tmp_path / "out1" / name).read_bytes() == (tmp_path / "out2" / name).read_bytes(), name
+
+
+def test_a_step_aligned_ahead_that_nobody_takes_is_not_waited_for() -> None:
+    """The pool ends with Ahead: a step still being aligned that the chain did not
+    need (here the July 2009 renumbering, seconds of work) is stopped, not finished."""
+    releases = _releases_of("cr-2009-02-01.txt", "cr-2009-07-11.txt")
+    with lineage.Ahead(2, None) as ahead:
+        for sid, els in releases:
+            ahead.add(sid, els)
+        (future,) = ahead._futures.values()
+        pool = list(workers._workers_of(ahead._executor))
+    # Had the pool waited for it, the step would be there.
+    assert not future.done() or future.cancelled() or future.exception() is not None
+    for process in pool:
+        process.join(timeout=10)
+        assert not process.is_alive()
