@@ -68,6 +68,11 @@ class SourceCache:
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
             return None
 
+    def has(self, key: str) -> bool:
+        """Whether ``get`` may find the entry (it is there, and may be read back),
+        without reading it."""
+        return self.reuse and (self.folder / f"{key}.pickle").is_file()
+
     def put(self, key: str, value: Any) -> None:
         """Write atomically (temp file, then rename), so a killed run leaves no torn entry."""
         try:

@@ -786,8 +786,8 @@ class Ahead:
         before, self._last = self._last, rel
         if before is None or self.jobs <= 1:
             return
-        if self.cache and self.cache.get(self.cache.step_key(before.digest(), rel.digest())) is not None:
-            return
+        if self.cache and self.cache.has(self.cache.step_key(before.digest(), rel.digest())):
+            return  # read from the cache by _steps (a damaged entry is aligned then)
         if self._executor is None:
             self._executor = self._stack.enter_context(workers.pool(self.jobs, fresh=True))
         self._futures[before.digest(), rel.digest()] = self._executor.submit(align_pair, before.light(), rel.light())

@@ -478,6 +478,21 @@ def test_a_step_in_the_cache_is_not_aligned_ahead(tmp_path: Path) -> None:
         for sid, els in releases:
             ahead.add(sid, els)
         assert ahead._executor is None and not ahead._futures  # no pool was even started
+    # A damaged entry is not aligned ahead either, but aligned when _steps finds it unreadable.
+    entry = tmp_path / f"{cache.step_key(a.digest(), b.digest())}.pickle"
+    entry.write_bytes(b"not a pickle")
+    with lineage.Ahead(2, cache) as ahead:
+        built = []
+        for sid, els in releases:
+            ahead.add(sid, els)
+            built.append(ahead.built(sid, els))
+        assert not ahead._futures
+        assert _same_steps(lineage._steps(built, 2, cache, [], ahead), [lineage.align_pair(a, b)])
+    # --full reads nothing back: the step is aligned ahead.
+    with lineage.Ahead(2, SourceCache(tmp_path, reuse=False)) as ahead:
+        for sid, els in releases:
+            ahead.add(sid, els)
+        assert len(ahead._futures) == 1
 
 
 def test_a_run_in_parallel_publishes_what_a_run_in_one_process_does(tmp_path: Path) -> None:
