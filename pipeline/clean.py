@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -192,10 +192,11 @@ FIXERS: tuple[tuple[str, Fixer], ...] = (
 )
 
 
-def fix_and_explain(text: str, vocab: Vocabulary | None) -> tuple[str, list[str]]:
+def fix_and_explain(text: str, vocab: Vocabulary | None,
+                    fixers: Sequence[tuple[str, Fixer]] = FIXERS) -> tuple[str, list[str]]:
     """Apply every fixer; return the text and the flags of those that changed it."""
     flags = []
-    for flag, fixer in FIXERS:
+    for flag, fixer in fixers:
         fixed = fixer(text, vocab)
         if fixed != text:
             flags.append(flag)

@@ -674,8 +674,13 @@ def test_ctrl_c_stops_the_workers_in_the_middle_of_their_tasks(fresh: bool, send
     """A Ctrl-C while workers are busy (an hour-long task, or sending results of
     200 MB) ends the job and its workers at once: neither waits for the task (nor
     would the job, at exit), nor for the rest of a result a killed worker was sending."""
-    done = subprocess.run([sys.executable, "-c", _POOL_INTERRUPTED.format(fresh=fresh, sending=sending)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    _interrupted_with_workers_gone(_POOL_INTERRUPTED.format(fresh=fresh, sending=sending))
+
+
+def _interrupted_with_workers_gone(script: str) -> None:
+    """Run ``script``, which prints its two workers' pids, then interrupts itself:
+    it exits 130, and both workers are gone within seconds."""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 130, done.stderr
     pids = [int(p) for p in done.stdout.split()]
     assert len(pids) == 2
@@ -710,14 +715,4 @@ except KeyboardInterrupt:
 def test_ctrl_c_while_steps_are_aligned_ahead_stops_their_workers() -> None:
     """The steps aligned during cleaning run in a pool of their own: a Ctrl-C in
     the middle of cleaning ends it at once, workers and all."""
-    started = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", _AHEAD_INTERRUPTED], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 130, done.stderr
-    pids = [int(p) for p in done.stdout.split()]
-    assert len(pids) == 2
-    deadline = time.monotonic() + 30
-    while not all(map(_gone, pids)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert all(map(_gone, pids)), pids
-    assert time.monotonic() - started < 60
+    _interrupted_with_workers_gone(_AHEAD_INTERRUPTED)
