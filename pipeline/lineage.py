@@ -777,6 +777,10 @@ class Ahead:
         if self._executor is not None and not all(f.done() for f in self._futures.values()):
             workers.stop(self._executor)  # steps nobody took: not worth waiting for
         self._futures.clear()
+        # Its releases hold the cleaned elements: let them go with the stage that
+        # used them (kept, they held a whole generation of elements through dedupe).
+        self._releases.clear()
+        self._last = None
         self._stack.__exit__(kind, error, trace)  # on an error, the pool stops its workers at once
 
     def add(self, source_id: str, elements: Sequence[Element]) -> None:

@@ -459,6 +459,7 @@ def test_steps_aligned_ahead_are_the_steps_aligned_after() -> None:
         assert all(rel.rules for rel in built)  # the releases it built, elements and all
         whole = lineage._steps(built, 2, None, [], ahead)
         assert not ahead._futures  # every step aligned ahead was taken
+    assert not ahead._releases  # nor does it keep the elements once it is over
     assert _same_steps(whole, [lineage.align_pair(a, b) for a, b in zip(built, built[1:], strict=False)])
     with lineage.Ahead(2, None) as ahead:
         for sid, els in releases:
