@@ -227,31 +227,27 @@ def clean(
     wording once: releases repeat most of their predecessors' text verbatim.
     """
     memo = {} if memo is None else memo
-    known = memo.get
+    done = memo.get
 
     def fix(text: str) -> tuple[str, list[str]]:
-        found = known(text)
+        found = done(text)
         if found is None:
             found = memo[text] = fix_and_explain(text, vocab)
         return found
 
     out = []
     for el in elements:
-        kind = el.kind
-        if kind not in _CLEANED:
+        if el.kind not in _CLEANED:
             out.append(evolve(el, text=el.body))
             continue
         text, flags = fix(el.body)
-        if kind == "qa":
-            question, f1 = fix(el.question)
-            answer, f2 = fix(el.answer)
+        extra: dict[str, str] = {}
+        if el.kind == "qa":
+            extra["question"], f1 = fix(el.question)
+            extra["answer"], f2 = fix(el.answer)
             flags = flags + f1 + f2
-            merged = tuple(dict.fromkeys(el.flags + tuple(flags))) if flags else el.flags
-            out.append(evolve(el, text=text, flags=merged, question=question, answer=answer))
-            continue
+        if el.kind == "glossary":
+            extra["term"], _ = fix(el.term)
         merged = tuple(dict.fromkeys(el.flags + tuple(flags))) if flags else el.flags
-        if kind == "glossary":
-            out.append(evolve(el, text=text, flags=merged, term=fix(el.term)[0]))
-        else:
-            out.append(evolve(el, text=text, flags=merged))
+        out.append(evolve(el, text=text, flags=merged, **extra))
     return out

@@ -734,21 +734,23 @@ def _steps(built: Sequence[Release], jobs: int, cache: SourceCache | None, used:
     used.extend(keys)
     found: list[Step | None] = [cache.get(key) for key in keys] if cache else [None] * max(0, len(built) - 1)
     todo = [k for k, step in enumerate(found) if not isinstance(step, Step)]
-    made: list[Step | None] = [ahead.take(built[k], built[k + 1]) if ahead else None for k in todo]
-    rest = [k for k, step in zip(todo, made, strict=True) if step is None]
+    if ahead:
+        for k in todo:
+            found[k] = ahead.take(built[k], built[k + 1])
+    rest = [k for k in todo if found[k] is None]
     if jobs <= 1 or len(rest) < 2:
-        late = [align_pair(built[k], built[k + 1]) for k in rest]
+        made = [align_pair(built[k], built[k + 1]) for k in rest]
     else:
         # Alignment reads numbers, wordings and sections only: the elements stay here.
         light = [rel.light() for rel in built]
         with workers.pool(jobs, fresh=True) as executor:
-            late = list(executor.map(align_pair, [light[k] for k in rest], [light[k + 1] for k in rest],
+            made = list(executor.map(align_pair, [light[k] for k in rest], [light[k + 1] for k in rest],
                                      chunksize=4))
-    by_index = dict(zip(rest, late, strict=True))
-    for k, step in zip(todo, made, strict=True):
-        found[k] = step = step if step is not None else by_index[k]
-        if cache:
-            cache.put(keys[k], step)
+    for k, step in zip(rest, made, strict=True):
+        found[k] = step
+    if cache:
+        for k in todo:
+            cache.put(keys[k], found[k])
     return [step for step in found if isinstance(step, Step)]
 
 

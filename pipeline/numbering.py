@@ -154,12 +154,7 @@ def _release(src: Source, els: Sequence[Element], lines: Lineages, newest: Newes
         if kind == "rule" and written:
             lid = of_element.get((sid, el.line_start), "")
             current = lineages[lid].canonical_number if lid else ""
-            if current:  # _row's first case, inline: most rules of every release
-                method = "same" if normalise_number(written) == current else "lineage"
-                rows.append(Mapping(el.source_id, written, "", current, method,
-                                    scores.get((sid, el.line_start)) or 0.0, "", lid))
-            else:
-                rows.append(_row(el, lid, current, lines, sid, scores.get((sid, el.line_start)), newest=newest))
+            rows.append(_row(el, lid, current, lines, sid, scores.get((sid, el.line_start)), newest=newest))
             el = evolve(el, canonical_number=current)
         elif kind == "section" and written:
             current = sections.get((sid, normalise_number(written)), "")
