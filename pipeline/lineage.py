@@ -391,12 +391,17 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     score = matrix + GAP_BONUS * in_gap + SECTION_BONUS * in_section + SAME_NUMBER_BONUS * same_number
     cand = np.argwhere(keep).tolist()
     heads_a, heads_b = a.heads, b.heads
+    head: dict[tuple[int, int], bool] = {}
     for r, c in cand:
         x, y = _first_sentence(xs[r]), _first_sentence(ys[c])
-        # A head many rules share ("As this step begins, ...") says nothing.
-        if context[r, c] and heads_a[x] == 1 and heads_b[y] == 1 and _same_head(x, y):
+        head[r, c] = _same_head(x, y)
+        # A head many rules share ("As this step begins, ...") says nothing to
+        # the score; it still settles a tie (pieces a rule was cut into, each
+        # of its words: the one it opened with goes on).
+        if context[r, c] and heads_a[x] == 1 and heads_b[y] == 1 and head[r, c]:
             score[r, c] += HEAD_BONUS
-    order = sorted(cand, key=lambda rc: (-score[rc[0], rc[1]], -straight[rc[0], rc[1]], rc[0], rc[1]))
+    order = sorted(cand, key=lambda rc: (-score[rc[0], rc[1]], not head[rc[0], rc[1]], -straight[rc[0], rc[1]],
+                                         rc[0], rc[1]))
     for r, c in order:
         i, j = rows[r], cols[c]
         if i not in step.pairs and j not in taken:
