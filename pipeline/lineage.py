@@ -392,6 +392,7 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     cand = np.argwhere(keep).tolist()
     heads_a, heads_b = a.heads, b.heads
     head: dict[tuple[int, int], bool] = {}
+    opened: list[tuple[int, int]] = []
     for r, c in cand:
         x, y = _first_sentence(xs[r]), _first_sentence(ys[c])
         head[r, c] = _same_head(x, y)
@@ -400,6 +401,9 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
         # of its words: the one it opened with goes on).
         if context[r, c] and heads_a[x] == 1 and heads_b[y] == 1 and head[r, c]:
             score[r, c] += HEAD_BONUS
+            if len(x) < len(xs[r]) and _opens_alike(x, y):
+                opened.append((r, c))
+    _opening_first(opened, cand, score, straight, same_number)
     order = sorted(cand, key=lambda rc: (-score[rc[0], rc[1]], not head[rc[0], rc[1]], -straight[rc[0], rc[1]],
                                          rc[0], rc[1]))
     for r, c in order:
@@ -407,6 +411,55 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
         if i not in step.pairs and j not in taken:
             _pair(step, i, j, min(100.0, float(matrix[r, c])))
             taken.add(j)
+
+
+def _opens_alike(x: str, y: str) -> bool:
+    """Whether two first sentences are one beyond doubt: close in wording, or
+    the shorter one the start of the longer (a sentence that took in the next:
+    'normally, objects ... matched any trigger conditions' + ', and continuous
+    effects ...'). Opening with the same words is not enough here: 'if a player
+    is instructed to put a ...' opens many rules.
+
+    >>> _opens_alike("normally, objects that exist immediately after an event are checked.",
+    ...              "normally, objects that exist immediately after an event are checked, and effects apply.")
+    True
+    >>> _opens_alike("if a player is instructed to put a card that isn't a double-faced card onto the "
+    ...              "battlefield transformed, that card stays in its current zone.",
+    ...              "if a player is instructed to put a modal double-faced card onto the battlefield and "
+    ...              "its front face isn't a permanent card, the card stays in its current zone.")
+    False
+    """
+    short, longer = sorted((x.rstrip("."), y.rstrip(".")), key=len)
+    return fuzz.ratio(x, y) >= MIN_HEAD or (longer.startswith(short) and len(short.split()) > MIN_HEAD_WORDS)
+
+
+def _opening_first(opened: list[tuple[int, int]], cand: list[list[int]], score: np.ndarray,
+                   straight: np.ndarray, same_number: np.ndarray) -> None:
+    """A rule of several sentences split into pieces goes on in the piece that
+    opens with its first sentence (``opened``: pairs of ``score`` whose first
+    sentences are one): that pair outranks every other pair of either rule
+    whose only edge is the subset score, that is, unless the other pair is
+    closer in straight wording or keeps the number. A short piece holds all of
+    its words in the old rule, and so scores as a subset nearly as high as an
+    unchanged rule: 2017's look-back rule 603.6d went on in its last exception
+    603.10g ('... planeswalks away from a plane look back in time'), not in
+    603.10, which opens as it did."""
+    if not opened:
+        return
+    by_row: dict[int, list[int]] = defaultdict(list)
+    by_col: dict[int, list[int]] = defaultdict(list)
+    for r, c in cand:
+        by_row[r].append(c)
+        by_col[c].append(r)
+    winners = set(opened)
+    cap: dict[tuple[int, int], float] = {}
+    for r, c in opened:
+        rivals = [(r, c2) for c2 in by_row[r]] + [(r2, c) for r2 in by_col[c]]
+        for cell in rivals:
+            if cell not in winners and straight[cell] <= straight[r, c] and not same_number[cell]:
+                cap[cell] = min(cap.get(cell, np.inf), score[r, c] - 0.5)
+    for cell, top in cap.items():
+        score[cell] = min(score[cell], top)
 
 
 def _best_first(a: Release, b: Release, step: Step, rows: list[int], cols: list[int], cutoff: float,

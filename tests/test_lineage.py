@@ -81,7 +81,6 @@ STEP_WRONG = {
     "S48": "903.9a: the removed face-down commander rule pairs with the melded-commander rule (key row C026)",
     "S54": "117.12b: a removed cost-increase rule pairs with the search-a-zone rule",
     "S57": "113.1a: 415.2 (abilities) goes on in the spell-targeting rule that 415.1 was judged to become",
-    "S58": "603.10g: the look-back rule goes on in its last exception, not the main clause 603.10",
 }
 
 
@@ -247,7 +246,33 @@ def test_a_rule_split_into_pieces_it_wholly_holds_goes_on_in_the_one_with_its_fi
     old = lineage.Release.build("old", _release(
         ["Hexproof is a static ability.", other, f"{head} {tail_1} {tail_2}"], ["101.1", "101.2", "101.3"]))
     new = lineage.Release.build("new", _release(
-        ["Hexproof is a static ability.", other, head, tail_1, tail_2], ["101.1", "101.2", "201.1", "201.1a", "201.1b"]))
+        ["Hexproof is a static ability.", other, head, tail_1, tail_2],
+        ["101.1", "101.2", "201.1", "201.1a", "201.1b"]))
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 0, 1: 1, 2: 2}
+    assert step.split_from == {3: 2, 4: 2}
+
+
+def test_a_rule_cut_into_a_list_goes_on_in_the_piece_that_opens_as_it_did() -> None:
+    """2017-01-20: the look-back rule 603.6d became 603.10 (its opening, with
+    the next sentence joined on, then "The list of exceptions is as follows:")
+    and one short rule per exception. Each exception holds all of its words in
+    the old rule and so scores as a subset above 603.10; the lineage still goes
+    on in 603.10, and the exceptions are split from it."""
+    opening = ("Normally, objects that exist immediately after an event are checked to see if the event matched "
+               "any trigger conditions")
+    effects = ("continuous effects that exist at that time are used to determine what the trigger conditions are "
+               "and what the objects involved in the event look like")
+    exceptions = ["Abilities that trigger when a permanent phases out look back in time.",
+                  "Abilities that trigger when a player planeswalks away from a plane look back in time."]
+    old_text = (f"{opening}. {effects[0].upper()}{effects[1:]}. However, some triggered abilities must be treated "
+                "specially. " + " ".join(exceptions))
+    new_text = (f"{opening}, and {effects}. However, some triggered abilities are exceptions to this rule; the game "
+                "looks back in time to determine if those abilities trigger. The list of exceptions is as follows:")
+    kept = ["Hexproof is a static ability.", "Flanking is a triggered ability."]
+    old = lineage.Release.build("old", _release([*kept, old_text], ["603.5", "603.6c", "603.6d"]))
+    new = lineage.Release.build("new", _release([*kept, new_text, *exceptions],
+                                                ["603.5", "603.6c", "603.10", "603.10a", "603.10b"]))
     step = lineage.align_pair(old, new)
     assert step.pairs == {0: 0, 1: 1, 2: 2}
     assert step.split_from == {3: 2, 4: 2}
