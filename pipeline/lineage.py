@@ -16,7 +16,8 @@ one within the pair:
    order-preservingly by similarity (a rule split in place goes on in the
    piece that kept its first sentence);
 3. what is left, anywhere in the release (a rule moved to another section),
-   by a stricter similarity; then a rule left over that kept an example no
+   by a stricter similarity, not by a subset match alone unless the two open
+   alike; then a rule left over that kept an example no
    other rule has (reworded round it); between these passes, an old rule
    whose words now stand inside a neighbouring new rule that continues
    another lineage is merged there (``_absorbed``), not paired with a looser
@@ -388,6 +389,13 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
                                  np.array([b.numbers[j] for j in cols], dtype=object)).astype(bool)
     context = in_gap | in_section
     keep = (matrix >= MIN_FAR) | ((matrix > 0) & context)
+    # Far from its place, a rule pairs on its subset score alone (a wording
+    # that holds the other's words, little alike letter by letter) only if it
+    # opens as the other does: "an activated or triggered ability is targeted
+    # if ..." (2009's 415.2) stands inside the spell rule 113.1a's
+    # parenthesis, but goes on in 113.1c; 408.2b goes on as the opening of 405.6b.
+    for r, c in np.argwhere(keep & ~context & (straight < MIN_NEAR)).tolist():
+        keep[r, c] = _opens_alike(_first_sentence(xs[r]), _first_sentence(ys[c]))
     score = matrix + GAP_BONUS * in_gap + SECTION_BONUS * in_section + SAME_NUMBER_BONUS * same_number
     cand = np.argwhere(keep).tolist()
     heads_a, heads_b = a.heads, b.heads

@@ -71,7 +71,6 @@ STEP_WRONG = {
     "S06": "104.1a: the 'natural numbers' rule goes on in the piece with most of its words, not the renamed head",
     "S09": "603.3a: the controller rule goes on in the triggered-ability piece (a cascade of the greedy pairing)",
     "S14": "603.2b: the intervening-if rule pairs with a free 'at the beginning of' rule, not merged",
-    "S15": "113.1d instead of 113.1a: a spell-targeting rule's neighbours in the 2009 rewrite",
     "S17": "306.5d instead of 606.3: the planeswalker timing rule's summary, not the moved block (key row C052)",
     # Rewritten in place (_leftovers_in_place): 27 of the 36 pairs it made on raw/ were judged right, these not.
     "S35": "202.1a: a redundant cross-reference to the copy rules pairs with the mana cost rule",
@@ -80,7 +79,6 @@ STEP_WRONG = {
     "S44": "107.4c: the numeral-symbols rule keeps its number though it moved to the new 106.10",
     "S48": "903.9a: the removed face-down commander rule pairs with the melded-commander rule (key row C026)",
     "S54": "117.12b: a removed cost-increase rule pairs with the search-a-zone rule",
-    "S57": "113.1a: 415.2 (abilities) goes on in the spell-targeting rule that 415.1 was judged to become",
 }
 
 
