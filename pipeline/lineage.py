@@ -400,7 +400,8 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     cand = np.argwhere(keep).tolist()
     heads_a, heads_b = a.heads, b.heads
     head: dict[tuple[int, int], bool] = {}
-    opened: list[tuple[int, int]] = []
+    opened: list[tuple[int, int]] = []  # first sentences one beyond doubt
+    opens_so: list[tuple[int, int]] = []  # first sentences that open with the same words
     for r, c in cand:
         x, y = _first_sentence(xs[r]), _first_sentence(ys[c])
         head[r, c] = _same_head(x, y)
@@ -409,9 +410,16 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
         # of its words: the one it opened with goes on).
         if context[r, c] and heads_a[x] == 1 and heads_b[y] == 1 and head[r, c]:
             score[r, c] += HEAD_BONUS
-            if len(x) < len(xs[r]) and _opens_alike(x, y):
-                opened.append((r, c))
-    _opening_first(opened, cand, score, straight, same_number)
+            if len(x) < len(xs[r]):
+                (opened if _opens_alike(x, y) else opens_so).append((r, c))
+    _opening_first(opened, cand, score, lambda won, cell: straight[cell] <= straight[won] and not same_number[cell])
+    if opens_so:
+        # Opening with the same words is weaker evidence ("at the end of a
+        # subgame of a ..." opens two rules): it outranks only the old rule's
+        # pieces, shorter than it and little alike letter by letter.
+        lengths = np.array([len(t) for t in ys])[None, :] < np.array([len(t) for t in xs])[:, None]
+        piece = lengths & (straight < MIN_NEAR) & ~same_number
+        _opening_first(opens_so, cand, score, lambda won, cell: bool(piece[cell]), rows_only=True)
     order = sorted(cand, key=lambda rc: (-score[rc[0], rc[1]], not head[rc[0], rc[1]], -straight[rc[0], rc[1]],
                                          rc[0], rc[1]))
     for r, c in order:
@@ -442,12 +450,12 @@ def _opens_alike(x: str, y: str) -> bool:
 
 
 def _opening_first(opened: list[tuple[int, int]], cand: list[list[int]], score: np.ndarray,
-                   straight: np.ndarray, same_number: np.ndarray) -> None:
+                   outranks: Callable[[tuple[int, int], tuple[int, int]], bool], rows_only: bool = False) -> None:
     """A rule of several sentences split into pieces goes on in the piece that
     opens with its first sentence (``opened``: pairs of ``score`` whose first
-    sentences are one): that pair outranks every other pair of either rule
-    whose only edge is the subset score, that is, unless the other pair is
-    closer in straight wording or keeps the number. A short piece holds all of
+    sentences are one): that pair ranks above every other pair of the old
+    rule, and (unless ``rows_only``) of the new one, that it ``outranks``
+    (one whose only edge is the subset score). A short piece holds all of
     its words in the old rule, and so scores as a subset nearly as high as an
     unchanged rule: 2017's look-back rule 603.6d went on in its last exception
     603.10g ('... planeswalks away from a plane look back in time'), not in
@@ -462,9 +470,9 @@ def _opening_first(opened: list[tuple[int, int]], cand: list[list[int]], score: 
     winners = set(opened)
     cap: dict[tuple[int, int], float] = {}
     for r, c in opened:
-        rivals = [(r, c2) for c2 in by_row[r]] + [(r2, c) for r2 in by_col[c]]
+        rivals = [(r, c2) for c2 in by_row[r]] + ([] if rows_only else [(r2, c) for r2 in by_col[c]])
         for cell in rivals:
-            if cell not in winners and straight[cell] <= straight[r, c] and not same_number[cell]:
+            if cell not in winners and outranks((r, c), cell):
                 cap[cell] = min(cap.get(cell, np.inf), score[r, c] - 0.5)
     for cell, top in cap.items():
         score[cell] = min(score[cell], top)
