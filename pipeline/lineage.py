@@ -415,11 +415,17 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     _opening_first(opened, cand, score, lambda won, cell: straight[cell] <= straight[won] and not same_number[cell])
     if opens_so:
         # Opening with the same words is weaker evidence ("at the end of a
-        # subgame of a ..." opens two rules): it outranks only the old rule's
-        # pieces, shorter than it and little alike letter by letter.
-        lengths = np.array([len(t) for t in ys])[None, :] < np.array([len(t) for t in xs])[:, None]
-        piece = lengths & (straight < MIN_NEAR) & ~same_number
-        _opening_first(opens_so, cand, score, lambda won, cell: bool(piece[cell]), rows_only=True)
+        # subgame of a ..." opens two rules): it outranks only the pieces, the
+        # pairs little alike letter by letter that do not keep the number: a
+        # shorter new rule cut from the old one (a split piece), or a shorter
+        # old rule whose words stand inside the new one (merged there: 2009's
+        # 502.10c, "a player may declare as many attacking bands as he or she
+        # wants", inside 702.19c, which opens as 502.10b did).
+        shorter = np.array([len(t) for t in ys])[None, :] < np.array([len(t) for t in xs])[:, None]
+        loose = (straight < MIN_NEAR) & ~same_number
+        cut, inside = shorter & loose, ~shorter & loose
+        _opening_first(opens_so, cand, score,
+                       lambda won, cell: bool(cut[cell] if cell[0] == won[0] else inside[cell]))
     order = sorted(cand, key=lambda rc: (-score[rc[0], rc[1]], not head[rc[0], rc[1]], -straight[rc[0], rc[1]],
                                          rc[0], rc[1]))
     for r, c in order:
@@ -450,12 +456,12 @@ def _opens_alike(x: str, y: str) -> bool:
 
 
 def _opening_first(opened: list[tuple[int, int]], cand: list[list[int]], score: np.ndarray,
-                   outranks: Callable[[tuple[int, int], tuple[int, int]], bool], rows_only: bool = False) -> None:
+                   outranks: Callable[[tuple[int, int], tuple[int, int]], bool]) -> None:
     """A rule of several sentences split into pieces goes on in the piece that
     opens with its first sentence (``opened``: pairs of ``score`` whose first
     sentences are one): that pair ranks above every other pair of the old
-    rule, and (unless ``rows_only``) of the new one, that it ``outranks``
-    (one whose only edge is the subset score). A short piece holds all of
+    rule or of the new one that it ``outranks`` (one whose only edge is the
+    subset score). A short piece holds all of
     its words in the old rule, and so scores as a subset nearly as high as an
     unchanged rule: 2017's look-back rule 603.6d went on in its last exception
     603.10g ('... planeswalks away from a plane look back in time'), not in
@@ -470,7 +476,7 @@ def _opening_first(opened: list[tuple[int, int]], cand: list[list[int]], score: 
     winners = set(opened)
     cap: dict[tuple[int, int], float] = {}
     for r, c in opened:
-        rivals = [(r, c2) for c2 in by_row[r]] + ([] if rows_only else [(r2, c) for r2 in by_col[c]])
+        rivals = [(r, c2) for c2 in by_row[r]] + [(r2, c) for r2 in by_col[c]]
         for cell in rivals:
             if cell not in winners and outranks((r, c), cell):
                 cap[cell] = min(cap.get(cell, np.inf), score[r, c] - 0.5)

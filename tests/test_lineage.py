@@ -35,7 +35,6 @@ KNOWN_WRONG = {
     "A022": "ended: the sealed-deck rule 100.3 is rewritten beyond recognition in 2009 (now 100.2b)",
     "A024": "ended: 'enchant world' moved into the supertype rules in 2004 with new wording",
     "A028": "ended: snow-covered's keyword rule became a supertype rule in 2004",
-    "A037": "702.22c: Bands with other's rule is read as continuing, the key has it merged",
     "A049": "ended: the loop rule 421.1 became the shortcut rules of 2009 (now 732.1b) in new words",
     "B020": "ended: the sealed-deck rule 100.3 is rewritten beyond recognition in 2009 (now 100.2b)",
     "B026": "500.5: the key has the mana-empties rule merged into 500.5 in 2026-01",
@@ -74,7 +73,7 @@ STEP_WRONG = {
     # Rewritten in place (_leftovers_in_place): 27 of the 36 pairs it made on raw/ were judged right, these not.
     "S35": "202.1a: a redundant cross-reference to the copy rules pairs with the mana cost rule",
     "S40": "702.17d: trample's 'maximize damage' rule pairs with the planeswalker rule, not merged (key row A010)",
-    "S41": "702.19k: 'bands with other' 502.11b pairs with a damage rule, not merged into 702.19c",
+    "S41": "702.19d: 'bands with other' 502.11b pairs with the same-player rule, not merged into 702.19c",
     "S44": "107.4c: the numeral-symbols rule keeps its number though it moved to the new 106.10",
     "S48": "903.9a: the removed face-down commander rule pairs with the melded-commander rule (key row C026)",
     "S54": "117.12b: a removed cost-increase rule pairs with the search-a-zone rule",
