@@ -84,6 +84,8 @@ SECTION_BONUS = 5.0
 HEAD_BONUS = 5.0
 MIN_HEAD = 85.0
 MIN_HEAD_WORDS = 8
+# ... or one whole first sentence of at least this many words opening the other.
+MIN_OPENING_WORDS = 6
 # Rules left over in the same pair of sections (a rule rewritten in place) pair at this similarity.
 MIN_SAME_SECTION = 50.0
 MAX_IN_PLACE = 4
@@ -396,9 +398,15 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     # parenthesis, but goes on in 113.1c; 408.2b goes on as the opening of 405.6b.
     for r, c in np.argwhere(keep & ~context & (straight < MIN_NEAR)).tolist():
         keep[r, c] = _opens_alike(_first_sentence(xs[r]), _first_sentence(ys[c]))
+    # And one that opens as the other does pairs at the near similarity, far
+    # as it is: 2009's special actions moved from 408.2 into the new 114.2,
+    # each rule reworded after its opening ("playing a land is a special action").
+    heads_a, heads_b = a.heads, b.heads
+    for r, c in np.argwhere(~keep & (matrix > 0)).tolist():
+        x, y = _first_sentence(xs[r]), _first_sentence(ys[c])
+        keep[r, c] = heads_a[x] == 1 and heads_b[y] == 1 and _opens_alike(x, y)
     score = matrix + GAP_BONUS * in_gap + SECTION_BONUS * in_section + SAME_NUMBER_BONUS * same_number
     cand = np.argwhere(keep).tolist()
-    heads_a, heads_b = a.heads, b.heads
     head: dict[tuple[int, int], bool] = {}
     opened: list[tuple[int, int]] = []  # first sentences one beyond doubt
     opens_so: list[tuple[int, int]] = []  # first sentences that open with the same words
@@ -437,10 +445,15 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
 
 def _opens_alike(x: str, y: str) -> bool:
     """Whether two first sentences are one beyond doubt: close in wording, or
-    the shorter one the start of the longer (a sentence that took in the next:
-    'normally, objects ... matched any trigger conditions' + ', and continuous
-    effects ...'). Opening with the same words is not enough here: 'if a player
-    is instructed to put a ...' opens many rules.
+    the shorter one, ``MIN_OPENING_WORDS`` words or more, the start of the
+    longer (a sentence that took in the next: 'normally, objects ... matched
+    any trigger conditions' + ', and continuous effects ...'). Opening with the
+    same words is not enough here: 'if a player is instructed to put a ...'
+    opens many rules.
+
+    >>> _opens_alike("playing a land is a special action.",
+    ...              "playing a land is a special action consisting of putting that land into play.")
+    True
 
     >>> _opens_alike("normally, objects that exist immediately after an event are checked.",
     ...              "normally, objects that exist immediately after an event are checked, and effects apply.")
@@ -452,7 +465,7 @@ def _opens_alike(x: str, y: str) -> bool:
     False
     """
     short, longer = sorted((x.rstrip("."), y.rstrip(".")), key=len)
-    return fuzz.ratio(x, y) >= MIN_HEAD or (longer.startswith(short) and len(short.split()) > MIN_HEAD_WORDS)
+    return fuzz.ratio(x, y) >= MIN_HEAD or (longer.startswith(short) and len(short.split()) >= MIN_OPENING_WORDS)
 
 
 def _opening_first(opened: list[tuple[int, int]], cand: list[list[int]], score: np.ndarray,

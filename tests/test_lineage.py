@@ -82,6 +82,7 @@ STEP_WRONG = {
     "S75": "ended: 408.1c (who gets priority when) is not paired with 115.3a, which opens as it did",
     "S76": "115.1b instead of 115.1a: the timing rule goes on in its activated-ability clause",
     "S80": "608.3a instead of 608.3: the permanent-spell rule goes on in the piece with its second sentence",
+    "S83": "607.2k: 401.7 goes on in the rule it opens, which the reader has continuing 413.2i (judgement call)",
 }
 
 
