@@ -5,6 +5,11 @@ after another, never by running the pipeline. A row is right when the rule, as
 its source numbered it, has the expected current number, or when its lineage
 correctly ended (the issue's measure: the current number, or correctly none);
 whether it ended the traced way (removed or merged) is reported apart.
+
+The report ends with the bundled-data figures the issue asks for: for each
+official release, its rules, the lineages that start there and those that end
+there (removed or merged); for each undated source, the rules it numbers that
+map to no lineage (``unmapped``).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.trace import Dataset, TraceError
+from pipeline.trace import Dataset, TraceError, _read
 
 KEY = Path(__file__).resolve().parent.parent / "tests" / "data" / "lineage_key.csv"
 # Single steps (one release to the next), judged by readers shown two candidates blind.
@@ -73,7 +78,36 @@ def report(out: Path, key: Path = KEY) -> tuple[list[Verdict], str]:
         steps = [judge_step(row, data) for row in read_key(STEP_KEY, "step_id")]
         lines.append(f"step key (single steps judged blind): {sum(v.right for v in steps)} of {len(steps)} right")
         lines += [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in steps if not v.right]
+        lines += per_source(out, data)
     return verdicts, "\n".join(lines)
+
+
+def per_source(out: Path, data: Dataset) -> list[str]:
+    """One line per source: what starts and ends in each official release, and
+    what each undated source leaves unmapped."""
+    rules: Counter[str] = Counter()
+    for rows in data.history.values():
+        for r in rows:
+            if r["number_as_written"]:
+                rules[r["source_id"]] += 1
+    started = Counter(line["first_source"] for line in data.lineages.values())
+    ended = Counter((line["ended_in"], line["ended"]) for line in data.lineages.values() if line["ended"])
+    lines = ["per release: rules, lineages started, lineages ended (gone from it: removed + merged)"]
+    for sid in data.releases:
+        removed, merged = ended[sid, "removed"], ended[sid, "merged"]
+        lines.append(f"  {sid:<14} {rules[sid]:>5} rules  {started[sid]:>5} started  "
+                     f"{removed + merged:>3} ended ({removed} removed, {merged} merged)")
+    unmapped: Counter[str] = Counter()
+    numbered: Counter[str] = Counter()
+    for r in _read(out, "renumber_map"):
+        if r["title"] or r["method"] == "xref" or r["source_id"] in data.releases:
+            continue
+        numbered[r["source_id"]] += 1
+        unmapped[r["source_id"]] += r["method"] == "unmapped"
+    if numbered:
+        lines.append("undated sources: numbered rules, of them unmapped")
+        lines += [f"  {sid:<22} {n:>5} rules  {unmapped[sid]:>4} unmapped" for sid, n in sorted(numbered.items())]
+    return lines
 
 
 def main() -> None:

@@ -128,6 +128,23 @@ def test_report_scores_the_key(bundled) -> None:  # type: ignore[no-untyped-def]
     assert text.startswith(f"lineage answer key: {right} of {len(KEY)} right")
 
 
+def test_report_counts_what_starts_and_ends_in_each_release(bundled, table) -> None:  # type: ignore[no-untyped-def]
+    _, text = report(bundled[1])
+    per = {}
+    for line in text.split("per release:")[1].split("undated sources:")[0].splitlines()[1:]:
+        sid, rules, _, started, _, ended, *_ = line.split()
+        per[sid] = (int(rules), int(started), int(ended))
+    lines = table("lineages")
+    official = set(per)
+    assert sum(s for _, s, _ in per.values()) == lines.first_source.isin(official).sum()
+    assert sum(e for _, _, e in per.values()) == (lines.ended != "").sum()
+    assert per["cr-2026-08-07"][0] == len(table("rules")) and per["cr-2026-08-07"][2] == 0
+    # The July 2009 rewrite ends more lineages than any other release.
+    assert max(per, key=lambda sid: per[sid][2]) == "cr-2009-07-11"
+    undated = text.split("undated sources:")[1]
+    assert "000_eb8496d4591d3274" in undated and "cr-" not in undated
+
+
 def test_history_never_stops_and_restarts(table) -> None:  # type: ignore[no-untyped-def]
     history = table("rule_history")
     official = history[history.effective_date != ""]
