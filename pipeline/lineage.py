@@ -390,28 +390,32 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     same_number = np.equal.outer(np.array([a.numbers[i] for i in rows], dtype=object),
                                  np.array([b.numbers[j] for j in cols], dtype=object)).astype(bool)
     context = in_gap | in_section
-    keep = (matrix >= MIN_FAR) | ((matrix > 0) & context)
-    # Far from its place, a rule pairs on its subset score alone (a wording
-    # that holds the other's words, little alike letter by letter) only if it
-    # opens as the other does: "an activated or triggered ability is targeted
-    # if ..." (2009's 415.2) stands inside the spell rule 113.1a's
-    # parenthesis, but goes on in 113.1c; 408.2b goes on as the opening of 405.6b.
-    for r, c in np.argwhere(keep & ~context & (straight < MIN_NEAR)).tolist():
-        keep[r, c] = _opens_alike(_first_sentence(xs[r]), _first_sentence(ys[c]))
-    # And one that opens as the other does pairs at the near similarity, far
-    # as it is: 2009's special actions moved from 408.2 into the new 114.2,
-    # each rule reworded after its opening ("playing a land is a special action").
+    keep = (matrix > 0) & context
+    # First sentences, each made once: the passes below compare them pair by pair.
+    firsts_x, firsts_y = [_first_sentence(t) for t in xs], [_first_sentence(t) for t in ys]
     heads_a, heads_b = a.heads, b.heads
-    for r, c in np.argwhere(~keep & (matrix > 0)).tolist():
-        x, y = _first_sentence(xs[r]), _first_sentence(ys[c])
-        keep[r, c] = heads_a[x] == 1 and heads_b[y] == 1 and _opens_alike(x, y)
+    # Far from its place, a rule pairs at MIN_FAR when the wordings are alike
+    # letter by letter. On the subset score alone (a wording that holds the
+    # other's words) it pairs only if it opens as the other does: "an activated
+    # or triggered ability is targeted if ..." (2009's 415.2) stands inside the
+    # spell rule 113.1a's parenthesis, but goes on in 113.1c; 408.2b goes on as
+    # the opening of 405.6b. And a rule that opens as the other does (each
+    # first sentence unique in its release) pairs at the near similarity, far
+    # as it is: 2009's special actions moved from 408.2 into the new 114.2,
+    # each reworded after its opening ("playing a land is a special action").
+    for r, c in np.argwhere(~context & (matrix > 0)).tolist():
+        x, y = firsts_x[r], firsts_y[c]
+        if matrix[r, c] >= MIN_FAR:
+            keep[r, c] = straight[r, c] >= MIN_NEAR or _opens_alike(x, y)
+        else:
+            keep[r, c] = heads_a[x] == 1 and heads_b[y] == 1 and _opens_alike(x, y)
     score = matrix + GAP_BONUS * in_gap + SECTION_BONUS * in_section + SAME_NUMBER_BONUS * same_number
     cand = np.argwhere(keep).tolist()
     head: dict[tuple[int, int], bool] = {}
     opened: list[tuple[int, int]] = []  # first sentences one beyond doubt
     opens_so: list[tuple[int, int]] = []  # first sentences that open with the same words
     for r, c in cand:
-        x, y = _first_sentence(xs[r]), _first_sentence(ys[c])
+        x, y = firsts_x[r], firsts_y[c]
         head[r, c] = _same_head(x, y)
         # A head many rules share ("As this step begins, ...") says nothing to
         # the score; it still settles a tie (pieces a rule was cut into, each
@@ -454,7 +458,6 @@ def _opens_alike(x: str, y: str) -> bool:
     >>> _opens_alike("playing a land is a special action.",
     ...              "playing a land is a special action consisting of putting that land into play.")
     True
-
     >>> _opens_alike("normally, objects that exist immediately after an event are checked.",
     ...              "normally, objects that exist immediately after an event are checked, and effects apply.")
     True
@@ -474,11 +477,11 @@ def _opening_first(opened: list[tuple[int, int]], cand: list[list[int]], score: 
     opens with its first sentence (``opened``: pairs of ``score`` whose first
     sentences are one): that pair ranks above every other pair of the old
     rule or of the new one that it ``outranks`` (one whose only edge is the
-    subset score). A short piece holds all of
-    its words in the old rule, and so scores as a subset nearly as high as an
-    unchanged rule: 2017's look-back rule 603.6d went on in its last exception
-    603.10g ('... planeswalks away from a plane look back in time'), not in
-    603.10, which opens as it did."""
+    subset score). A short piece holds all of its words in the old rule, and
+    so scores as a subset nearly as high as an unchanged rule: 2017's
+    look-back rule 603.6d went on in its last exception 603.10g ('...
+    planeswalks away from a plane look back in time'), not in 603.10, which
+    opens as it did."""
     if not opened:
         return
     by_row: dict[int, list[int]] = defaultdict(list)

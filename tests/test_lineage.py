@@ -312,10 +312,11 @@ def test_a_rule_cut_into_a_list_goes_on_in_the_piece_that_opens_as_it_did() -> N
 def test_a_rule_split_into_its_exceptions_goes_on_in_the_piece_that_opens_with_its_words() -> None:
     """2009-07-11: the timestamp rule 418.5e (its opening, then three exceptions)
     became 612.6c, which opens with the same words and is reworded after them,
-    and two pieces that each hold one exception word for word. Opening with
-    the same words is weaker evidence than one sentence: it outranks the old
-    rule's pieces only, never a rule far closer letter by letter ("At the end
-    of a subgame of a ..." opens two rules that each stay where they were)."""
+    and two pieces that each hold one exception word for word. Two rules that
+    open with the same words ("At the end of a subgame of a ...") each stay
+    where they were. (That opening outranks only pieces, never a rule far
+    closer letter by letter: this case does not reach that guard, the real
+    2017 pair in ``test_rules_opening_alike_are_not_swapped`` does.)"""
     aura = ("Whenever an Aura, Equipment, or Fortification becomes attached to an object or player, the Aura, "
             "Equipment, or Fortification receives a new timestamp.")
     together = ("If two or more objects would receive a timestamp simultaneously, such as by entering a zone "
