@@ -281,6 +281,12 @@ def is_term(line: Line) -> bool:
 
 
 def _glossary(st: _State, line: Line) -> None:
+    if line.kind in _NOISE_LINES and not line.text[:1].isspace():
+        # A rule of dashes under the "Glossary" heading, or closing the glossary
+        # (1999), is no term, nor part of one; indented, it underlines a table
+        # inside an entry ("Expansion and Editions").
+        _HANDLERS[line.kind](st, line)
+        return
     last = st.out[-1] if st.out else None
     entry = last if last is not None and last.kind == "glossary" else None
     wrapped = st.layout.wrap.breaks(st.previous, line)
@@ -454,6 +460,8 @@ def _noise(kind: str) -> Callable[[_State, Line], None]:
     return handler
 
 
+# Lines that are noise wherever they stand.
+_NOISE_LINES = ("VIM_FILLER", "BANNER", "DOTTED")
 _HANDLERS: dict[str, Callable[[_State, Line], None]] = {
     "CHAPTER": _chapter,
     "SECTION": _section,

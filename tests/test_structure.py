@@ -153,6 +153,23 @@ def test_1999_glossary_entries_all_have_text(originals) -> None:  # type: ignore
     assert glossary["Untap"].startswith("1. To untap a tapped card is to rotate it back")
 
 
+def test_rules_of_dashes_round_the_1999_glossary_are_noise(originals) -> None:  # type: ignore[no-untyped-def]
+    """cr-1999-04-23 frames "Glossary" and "Index" with lines of dashes. The one
+    under "Glossary" was read as the first term (with "Ability" as its text), and
+    the one over "Index" as the end of the entry "Zone". An indented rule of
+    dashes underlining the expansion-symbol table stays in its entry."""
+    text, (said, *_) = originals["cr-1999-04-23"]
+    glossary = {term: body for kind, _, term, body in said if kind == "glossary"}
+    assert [t for t in glossary if not any(ch.isalnum() for ch in t)] == []
+    assert next(iter(glossary)) == "Ability"
+    assert glossary["Ability"].startswith('"Ability" and "effect" are often confused with one another.')
+    assert glossary["Zone"] == 'A zone is any place that Magic cards can be during a game. See rule 217, "Zones."'
+    assert "Expansion and Editions\n----------------------\nArabian Nights" in glossary["Expansion Symbol"]
+    elements = assemble("s", parse(text))
+    banners = {el.line_start for el in elements if el.kind == "noise" and el.noise_kind == "banner"}
+    assert {1956, 1958, 3122} <= banners
+
+
 def test_entries_printed_without_a_blank_line_between_them() -> None:
     """2020 and 2021 releases print "Concede" (or "Affinity") right after the entry
     before it; it is an entry of its own."""
