@@ -9,7 +9,8 @@ one within the pair:
 
 1. identical wordings (numbers masked, so a renumbered cross-reference is no
    edit), equal numbers paired first when a wording repeats; then rules that
-   kept their first sentence and number;
+   kept their first sentence and number, and rules cut into themselves and
+   new subrules lettered under them (the opening stays under the number);
 2. the runs between the identical rules that keep their order (a keyword
    inserted shifts a whole block), and the rules of sections paired by title
    (or by the newer release's "(Obsolete)" glossary renames), each paired
@@ -207,6 +208,7 @@ def align_pair(a: Release, b: Release) -> Step:
     subjects = Subjects.of(a, b)
     _identical(a, b, step)
     _kept_heads(a, b, step)
+    _split_into_subrules(a, b, step)
     _absorbed(a, b, step)
     _by_context(a, b, step, subjects)
     _vote_sections(a, b, step)
@@ -571,11 +573,43 @@ def _kept_heads(a: Release, b: Release, step: Step) -> None:
     its number (same section) continues there, however much else moved in or
     out: when a rule is split and merged at once (transform, 2016), the pieces
     that went elsewhere are splits, what came in from elsewhere merged."""
-    def score(old: str, new: str) -> float:
+    def score(i: int, j: int) -> float:
+        old, new = a.keys[i], b.keys[j]
         head = _first_sentence(old)
         if len(head) >= MIN_CONTAINED_CHARS and head in new:
             return float(similarity([old], [new], 0.0)[1][0, 0])
         return 0.0
+
+    _pair_kept_numbers(a, b, step, score)
+
+
+def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
+    """A rule cut into itself and new subrules lettered under it goes on in the
+    rule that kept its number, if that still says much the same (a piece holds
+    all of its words in the old rule, and so scores as a subset about as high
+    as an unchanged rule): 2007's 104.1 kept "the Magic game uses only ..." and
+    gave its fractions sentence to the new 104.1a; 2026-01's 500.5 ("as a step
+    or phase ends ... effects expire") gave its combat and turn sentences to
+    the new 500.5a and 500.5b."""
+    had = set(a.numbers)
+
+    def score(i: int, j: int) -> float:
+        old = a.keys[i]
+        number = b.numbers[j]
+        pieces = []
+        for k in range(j + 1, len(b.keys)):
+            child = b.numbers[k]
+            if not (child.startswith(number) and child[len(number):].isalpha()):
+                break
+            if child not in had and len(b.keys[k]) >= MIN_CONTAINED_CHARS:
+                pieces.append(b.keys[k])
+        # The pieces cut from the old rule: all of their words stand in it.
+        cut = [p for p in pieces if fuzz.token_set_ratio(old, p) >= MIN_CONTAINED]
+        head = _first_sentence(old)
+        # The old rule's opening must stay in the rule under its number, not go with a piece.
+        if not cut or fuzz.token_set_ratio(head, b.keys[j]) <= max(fuzz.token_set_ratio(head, p) for p in cut):
+            return 0.0
+        return float(similarity([old], [b.keys[j]], MIN_SAME_SECTION)[1][0, 0])
 
     _pair_kept_numbers(a, b, step, score)
 
@@ -613,17 +647,18 @@ def _same_number(a: Release, b: Release, step: Step, subjects: Subjects) -> None
     """A rule left over under the same number in the same section, still about
     the same thing, was reworded heavily (a clause cut, a mechanic added): the
     numbering says it is the same rule, and the looser wording agrees."""
-    def score(old: str, new: str) -> float:
+    def score(i: int, j: int) -> float:
+        old, new = a.keys[i], b.keys[j]
         matrix = similarity([old], [new], MIN_SAME_NUMBER)[1]
         return float(matrix[0, 0]) if matrix[0, 0] and subjects.same(old, new) else 0.0
 
     _pair_kept_numbers(a, b, step, score)
 
 
-def _pair_kept_numbers(a: Release, b: Release, step: Step, score: Callable[[str, str], float]) -> None:
+def _pair_kept_numbers(a: Release, b: Release, step: Step, score: Callable[[int, int], float]) -> None:
     """Pair each unpaired rule of ``a`` with the unpaired rule of ``b`` under its
     number in the section its own became, when ``score`` of their wordings is
-    not 0. Not in a renumbered document (July 2009): its numbers say nothing."""
+    not 0 (given their indexes). Not in a renumbered document (July 2009): its numbers say nothing."""
     if not _numbering_kept(a, b, step):
         return
     taken = set(step.pairs.values())
@@ -633,7 +668,7 @@ def _pair_kept_numbers(a: Release, b: Release, step: Step, score: Callable[[str,
         if (i in step.pairs or i in step.merged_into or j is None or j in taken
                 or step.sections.get(a.sections_of[i]) != b.sections_of[j]):
             continue
-        found = score(a.keys[i], b.keys[j])
+        found = score(i, j)
         if found:
             _pair(step, i, j, found)
             taken.add(j)
