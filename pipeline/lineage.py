@@ -218,6 +218,7 @@ def align_pair(a: Release, b: Release) -> Step:
     _absorbed(a, b, step)
     _leftovers_in_place(a, b, step, subjects)
     _same_number(a, b, step, subjects)
+    _moved_with_its_block(a, b, step)
     _splits_and_merges(a, b, step)
     _vote_sections(a, b, step)
     return step
@@ -672,6 +673,31 @@ def _pair_kept_numbers(a: Release, b: Release, step: Step, score: Callable[[int,
         if found:
             _pair(step, i, j, found)
             taken.add(j)
+
+
+def _moved_with_its_block(a: Release, b: Release, step: Step) -> None:
+    """A rule whose neighbour moved goes with it when the free rule beside the
+    neighbour's new place is closer letter by letter (``MIN_FAR`` and more)
+    than its partner: in 2010-02, 306.7 and its subrules 306.7a-b moved from
+    Planeswalkers into the new 606 Loyalty Abilities, reworded; 306.7 had
+    paired with the new summary 306.5d, which holds all of its words and
+    more, not with 606.3, beside where 306.7a went."""
+    taken = set(step.pairs.values())
+    for i, j in sorted(step.pairs.items()):
+        if step.scores.get(i, 0.0) >= 100.0:
+            continue
+        beside = [step.pairs[i + d] - d for d in (-1, 1) if i + d in step.pairs]
+        if j in beside:
+            continue
+        here = fuzz.ratio(a.keys[i], b.keys[j])
+        for k in beside:
+            if 0 <= k < len(b.keys) and k not in taken:
+                there = fuzz.ratio(a.keys[i], b.keys[k])
+                if there >= MIN_FAR and there > here:
+                    taken.discard(j)
+                    _pair(step, i, k, float(similarity([a.keys[i]], [b.keys[k]], 0.0)[1][0, 0]))
+                    taken.add(k)
+                    break
 
 
 def _vote_sections(a: Release, b: Release, step: Step) -> None:

@@ -38,7 +38,6 @@ KNOWN_WRONG = {
     "A049": "ended: the loop rule 421.1 became the shortcut rules of 2009 (now 732.1b) in new words",
     "B020": "ended: the sealed-deck rule 100.3 is rewritten beyond recognition in 2009 (now 100.2b)",
     "C026": "903.9c: the commander rule the key has removed in 2016 pairs with a new one",
-    "C052": "306.5d instead of 606.3: a planeswalker rule moved to the new section 606",
 }
 KNOWN_WRONG |= {
     "A010": "702.19f: the key has trample's 'maximize damage' rule merged in 2009",
@@ -65,7 +64,6 @@ STEP_WRONG = {
     "S02": "415.2: old 401.2 is read as going on in the ability-targeting rule (402.10's sentence)",
     "S09": "603.3a: the controller rule goes on in the triggered-ability piece (a cascade of the greedy pairing)",
     "S14": "603.2b: the intervening-if rule pairs with a free 'at the beginning of' rule, not merged",
-    "S17": "306.5d instead of 606.3: the planeswalker timing rule's summary, not the moved block (key row C052)",
     # Rewritten in place (_leftovers_in_place): 27 of the 36 pairs it made on raw/ were judged right, these not.
     "S35": "202.1a: a redundant cross-reference to the copy rules pairs with the mana cost rule",
     "S40": "702.17d: trample's 'maximize damage' rule pairs with the planeswalker rule, not merged (key row A010)",
@@ -391,6 +389,38 @@ def test_a_rule_whose_opening_went_to_a_new_subrule_goes_on_there() -> None:
         ["508.1", "508.2", "508.2a", "508.2b"], "new") + _titled("new", ("508", "Declare Attackers Step")))
     step = lineage.align_pair(old, new)
     assert step.pairs[1] == 3
+
+
+def test_a_rule_goes_with_its_block_when_that_is_closer_letter_by_letter() -> None:
+    """2010-02-01: 306.7 and its subrules moved from Planeswalkers into the new
+    606 Loyalty Abilities ("an ability of a planeswalker" -> "a loyalty ability
+    of a permanent"), and the new summary 306.5d took 306.7's words and more.
+    The subset score put 306.7 in 306.5d; it goes on in 606.3, beside where
+    306.7a went, which is closer letter by letter."""
+    activate = ("A player may activate {} he or she controls any time he or she has priority and the stack is "
+                "empty during a main phase of his or her turn, but only if none of its activated abilities have "
+                "been activated that turn.")
+    cost = ("The cost to activate {0} is to put on or remove from that {1} a certain number of loyalty counters, "
+            "as shown by the loyalty symbol in the ability's cost.")
+    kept = ["Loyalty is a characteristic only planeswalkers have.", "Planeswalkers can be attacked.",
+            "Damage dealt to a planeswalker results in that many loyalty counters being removed from it."]
+    old = lineage.Release.build("old", _release(
+        [kept[0], kept[1], activate.format("an ability of a planeswalker"),
+         cost.format("an ability of a planeswalker", "planeswalker"), kept[2]],
+        ["306.5", "306.6", "306.7", "306.7a", "306.8"], "old")
+        + _titled("old", ("306", "Planeswalkers")))
+    new = lineage.Release.build("new", _release(
+        [kept[0], "Each planeswalker has a number of loyalty abilities. Loyalty abilities follow special rules: "
+                  + activate.format("an ability of a planeswalker"), kept[1], kept[2],
+         "Some activated abilities are loyalty abilities.",
+         activate.format("a loyalty ability of a permanent").replace(
+             "none of its activated abilities have been activated", "no player has previously activated a loyalty "
+             "ability of that permanent"),
+         cost.format("a loyalty ability of a permanent", "permanent")],
+        ["306.5", "306.5a", "306.6", "306.7", "606.1", "606.2", "606.3"], "new")
+        + _titled("new", ("306", "Planeswalkers"), ("606", "Loyalty Abilities")))
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 0, 1: 2, 2: 5, 3: 6, 4: 3}
 
 
 def test_a_rule_rewritten_round_its_examples_goes_on_where_they_went() -> None:
