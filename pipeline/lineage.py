@@ -17,12 +17,13 @@ one within the pair:
    order-preservingly by similarity (a rule split in place goes on in the
    piece that kept its first sentence);
 3. what is left, anywhere in the release (a rule moved to another section),
-   by a stricter similarity, not by a subset match alone unless the two open
+   by a stricter similarity (the near one in the section where its
+   section-mates went), not by a subset match alone unless the two open
    alike; then a rule left over that kept an example no
    other rule has (reworded round it); between these passes, an old rule
    whose words now stand inside a neighbouring new rule that continues
    another lineage is merged there (``_absorbed``), not paired with a looser
-   match;
+   match; a rule whose neighbour moved goes with it when that is closer;
 4. splits (a new rule whose wording lies inside an old one that continued
    elsewhere: ``split_from``), merges (an old rule whose wording lies inside a
    new one that continues another lineage: ``merged_into``), and the rest
@@ -406,10 +407,17 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     # first sentence unique in its release) pairs at the near similarity, far
     # as it is: 2009's special actions moved from 408.2 into the new 114.2,
     # each reworded after its opening ("playing a land is a special action").
+    # A rule whose section-mates that were paired all went to one section
+    # (two or more: too few to pair the sections) pairs there when alike
+    # letter by letter: 2009's loop rule 421.1 went into the shortcut
+    # rules as 713.1b, where 421.4 and 421.6 went.
+    siblings = _where_siblings_went(a, b, step)
     for r, c in np.argwhere(~context & (matrix > 0)).tolist():
         x, y = firsts_x[r], firsts_y[c]
         if matrix[r, c] >= MIN_FAR:
             keep[r, c] = straight[r, c] >= MIN_NEAR or _opens_alike(x, y)
+        elif straight[r, c] >= MIN_NEAR and siblings.get(a.sections_of[rows[r]]) == b_secs[c]:
+            keep[r, c] = True
         else:
             keep[r, c] = heads_a[x] == 1 and heads_b[y] == 1 and _opens_alike(x, y)
     score = matrix + GAP_BONUS * in_gap + SECTION_BONUS * in_section + SAME_NUMBER_BONUS * same_number
@@ -700,22 +708,34 @@ def _moved_with_its_block(a: Release, b: Release, step: Step) -> None:
                     break
 
 
-def _vote_sections(a: Release, b: Release, step: Step) -> None:
-    """A section its title did not pair goes where most of its paired (or
-    merged) rules went: Bands with other went into Banding in 2009."""
-    votes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    size: dict[str, int] = defaultdict(int)
+def _votes(a: Release, b: Release, step: Step) -> dict[str, Counter[str]]:
+    """For each section of ``a``, the sections of ``b`` its paired (or merged) rules went to."""
+    votes: dict[str, Counter[str]] = defaultdict(Counter)
     for i, sec in enumerate(a.sections_of):
-        size[sec] += 1
         j = step.pairs.get(i, step.merged_into.get(i))
         if j is not None:
             votes[sec][b.sections_of[j]] += 1
-    for sec, count in votes.items():
+    return votes
+
+
+def _vote_sections(a: Release, b: Release, step: Step) -> None:
+    """A section its title did not pair goes where most of its paired (or
+    merged) rules went: Bands with other went into Banding in 2009."""
+    size = Counter(a.sections_of)
+    for sec, count in _votes(a, b, step).items():
         if sec in step.sections:
             continue
         target, n = max(count.items(), key=lambda kv: (kv[1], kv[0]))
         if n * 2 >= size[sec]:
             step.sections[sec] = target
+
+
+def _where_siblings_went(a: Release, b: Release, step: Step) -> dict[str, str]:
+    """For each section of ``a`` not paired, the one section of ``b`` where all
+    of its paired rules went, two or more (fewer than half: ``_vote_sections``
+    does not pair it)."""
+    return {sec: next(iter(count)) for sec, count in _votes(a, b, step).items()
+            if sec not in step.sections and len(count) == 1 and count.total() >= 2}
 
 
 def _absorbed(a: Release, b: Release, step: Step) -> None:

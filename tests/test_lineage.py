@@ -35,7 +35,6 @@ KNOWN_WRONG = {
     "A022": "ended: the sealed-deck rule 100.3 is rewritten beyond recognition in 2009 (now 100.2b)",
     "A024": "ended: 'enchant world' moved into the supertype rules in 2004 with new wording",
     "A028": "ended: snow-covered's keyword rule became a supertype rule in 2004",
-    "A049": "ended: the loop rule 421.1 became the shortcut rules of 2009 (now 732.1b) in new words",
     "B020": "ended: the sealed-deck rule 100.3 is rewritten beyond recognition in 2009 (now 100.2b)",
     "C026": "903.9c: the commander rule the key has removed in 2016 pairs with a new one",
 }
@@ -421,6 +420,40 @@ def test_a_rule_goes_with_its_block_when_that_is_closer_letter_by_letter() -> No
         + _titled("new", ("306", "Planeswalkers"), ("606", "Loyalty Abilities")))
     step = lineage.align_pair(old, new)
     assert step.pairs == {0: 0, 1: 2, 2: 5, 3: 6, 4: 3}
+
+
+def test_a_rule_follows_its_section_mates_into_a_section_of_another_title() -> None:
+    """2009-07-11: the loop rules of 421 went into 713, Taking Shortcuts; only
+    two of the six kept their words (the others gave way to the shortcut
+    procedure), too few to pair the sections. The opening 421.1, reworded
+    ("repeated forever" -> "repeated indefinitely (thus creating a loop)"),
+    is 60 alike letter by letter: it goes where its section-mates went."""
+    draw = "If a loop contains only mandatory actions, the game ends in a draw."
+    unless = ('If a loop contains an effect that says "[A] unless [B]," where [A] and [B] are each actions, no '
+              "player can be forced to perform [B] to break the loop.")
+    gone = ["If the loop contains one or more optional actions and one player controls them all, that player "
+            "chooses a number.", "If a loop contains optional actions controlled by two players, the active player "
+            "chooses a number and the other player then has two choices.",
+            "If the loop contains more than one set of optional, independent actions, each player in turn order "
+            "chooses a number for his or her sets of actions."]
+    # Three rules that kept their words, first in the old release and last in
+    # the new, so that 713 is far from where 421.1 stood.
+    kept = ["These Magic rules apply to any Magic game.", "There is no maximum deck size.",
+            "A subgame can be created within a subgame."]
+    old = lineage.Release.build("old", _release(
+        [*kept, "Occasionally the game can get into a state in which a set of actions could be repeated forever. These "
+         'rules (sometimes called the "infinity rules") govern how to break such loops.', gone[0], gone[1], draw,
+         gone[2], unless], ["100.1", "100.2", "100.3", "421.1", "421.2", "421.3", "421.4", "421.5", "421.6"], "old")
+        + _titled("old", ("100", "General"), ("421", "Handling Infinite Loops")))
+    new = lineage.Release.build("new", _release(
+        ["The rules for taking shortcuts are largely unformalized.",
+         "Occasionally the game gets into a state in which a set of actions could be repeated indefinitely (thus "
+         'creating a "loop"). In that case, the shortcut rules can be used to determine how many times those '
+         "actions are repeated without having to actually perform them.", draw, unless, *kept],
+        ["713.1", "713.2", "713.4", "713.6", "800.1", "800.2", "800.3"], "new")
+        + _titled("new", ("713", "Taking Shortcuts"), ("800", "General")))
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 4, 1: 5, 2: 6, 3: 1, 6: 2, 8: 3}
 
 
 def test_a_rule_rewritten_round_its_examples_goes_on_where_they_went() -> None:
