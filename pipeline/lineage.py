@@ -23,7 +23,8 @@ one within the pair:
    other rule has (reworded round it); between these passes, an old rule
    whose words now stand inside a neighbouring new rule that continues
    another lineage is merged there (``_absorbed``), not paired with a looser
-   match; a rule whose neighbour moved goes with it when that is closer;
+   match, nor is one whose examples went into a new rule that continues
+   another; a rule whose neighbour moved goes with it when that is closer;
 4. splits (a new rule whose wording lies inside an old one that continued
    elsewhere: ``split_from``), merges (an old rule whose wording lies inside a
    new one that continues another lineage: ``merged_into``), and the rest
@@ -217,6 +218,7 @@ def align_pair(a: Release, b: Release) -> Step:
     _by_context(a, b, step, subjects)
     _same_examples(a, b, step, subjects)
     _absorbed(a, b, step)
+    _examples_went_with(a, b, step)
     _leftovers_in_place(a, b, step, subjects)
     _same_number(a, b, step, subjects)
     _moved_with_its_block(a, b, step)
@@ -575,6 +577,29 @@ def _same_examples(a: Release, b: Release, step: Step, subjects: Subjects) -> No
         if alike:
             _pair(step, i, j, alike)
             taken.add(j)
+
+
+def _examples_went_with(a: Release, b: Release, step: Step) -> None:
+    """An old rule left over whose examples all stand, reworded or not, under
+    one new rule that continues another lineage, and under no free one, was
+    merged there: 2009's trample rule 502.9e ("it's legal to assign damage
+    from those without trample so as to maximize ...") went into 702.17b with
+    its example (a 2/2 blocking a 1/1 and a 3/3 with trample), though its
+    words alone are too unlike 702.17b's to say so."""
+    taken = set(step.pairs.values())
+    under = [(j, example) for j, examples in enumerate(b.examples) for example in examples]
+    if not under:
+        return
+    texts = [example for _, example in under]
+    for i, examples in enumerate(a.examples):
+        if not examples or i in step.pairs or i in step.merged_into:
+            continue
+        holders = set()
+        for example in examples:
+            found = process.extractOne(example, texts, scorer=fuzz.ratio, score_cutoff=MIN_HEAD)
+            holders.add(under[found[2]][0] if found else -1)
+        if len(holders) == 1 and (j := holders.pop()) in taken:
+            step.merged_into[i] = j
 
 
 def _kept_heads(a: Release, b: Release, step: Step) -> None:

@@ -39,7 +39,6 @@ KNOWN_WRONG = {
     "C026": "903.9c: the commander rule the key has removed in 2016 pairs with a new one",
 }
 KNOWN_WRONG |= {
-    "A010": "702.19f: the key has trample's 'maximize damage' rule merged in 2009",
 }
 
 
@@ -65,7 +64,6 @@ STEP_WRONG = {
     "S14": "603.2b: the intervening-if rule pairs with a free 'at the beginning of' rule, not merged",
     # Rewritten in place (_leftovers_in_place): 27 of the 36 pairs it made on raw/ were judged right, these not.
     "S35": "202.1a: a redundant cross-reference to the copy rules pairs with the mana cost rule",
-    "S40": "702.17d: trample's 'maximize damage' rule pairs with the planeswalker rule, not merged (key row A010)",
     "S41": "702.19d: 'bands with other' 502.11b pairs with the same-player rule, not merged into 702.19c",
     "S44": "107.4c: the numeral-symbols rule keeps its number though it moved to the new 106.10",
     "S48": "903.9a: the removed face-down commander rule pairs with the melded-commander rule (key row C026)",
@@ -486,6 +484,43 @@ def test_a_rule_rewritten_round_its_examples_goes_on_where_they_went() -> None:
     assert lineage.MIN_SAME_SECTION < matrix[0, 0] < matrix[0, 1] < lineage.MIN_NEAR
     # ... but it goes on in 711.5, which kept its example.
     assert lineage.align_pair(old, new).pairs == {0: 0, 1: 1, 2: 2}
+
+
+def test_a_rule_left_over_whose_example_went_into_another_was_merged_there() -> None:
+    """2009-07-11: trample's 502.9e ("it's legal to assign damage from those
+    without trample so as to maximize the damage of those with trample") is
+    too unlike 702.17b in words to be merged by them, and 51 alike to the new
+    planeswalker rule 702.17d, which took it as a rule rewritten in place. Its
+    example, reworded a little, went into 702.17b, which continues 502.9b: it
+    was merged there."""
+    title = Element("r", 90, 90, "section", "702.17. Trample", body="Trample", number_as_written="702.17",
+                    text="Trample")
+    assign = ("The controller of an attacking creature with trample first assigns damage to the creature(s) "
+              "blocking it. If all those blocking creatures are assigned lethal damage, any remaining damage is "
+              "assigned as its controller chooses.")
+    example = ("Example: A 2/2 creature that can block multiple attackers blocks two attackers: a 1/1 with no "
+               "special abilities and a 3/3 with trample. The attacking player could assign 1 damage from the "
+               "first attacker and 1 damage from the second to the blocking creature, and 2 damage to the "
+               "defending player from the creature with trample.")
+
+    def release(sid: str, texts: list[str], numbers: list[str], with_example: str, text: str) -> lineage.Release:
+        els = _release(texts, numbers, sid)
+        at = next(el.line_start for el in els if el.number_as_written == with_example)
+        return lineage.Release.build(sid, [title._replace(source_id=sid), *els, Element(
+            sid, 50, 50, "example", text, body=text, parent_line=at, text=text)])
+
+    redundant = "Multiple instances of trample on the same creature are redundant."
+    old = release("old", [assign, "When there are several attacking creatures, it's legal to assign damage "
+                                  "from those without trample so as to maximize the damage of those with "
+                                  "trample.", redundant], ["702.17a", "702.17b", "702.17c"], "702.17b", example)
+    new = release("new", [assign.replace("If all", "Once all"),
+                          "If a creature with trample is attacking a planeswalker, none of its combat damage can "
+                          "be assigned to the defending player.", redundant],
+                  ["702.17a", "702.17b", "702.17c"], "702.17a",
+                  example.replace("special abilities", "abilities").replace("attacking player", "active player"))
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 0, 2: 2}
+    assert step.merged_into == {1: 0}
 
 
 _VOCABULARY = [
