@@ -514,8 +514,9 @@ def _opening_first(opened: list[tuple[int, int]], cand: list[list[int]], score: 
 
 
 def _best_first(a: Release, b: Release, step: Step, rows: list[int], cols: list[int], cutoff: float,
-                subjects: Subjects) -> None:
-    """Pair ``rows`` with ``cols`` greedily, most similar first, one to one."""
+                subjects: Subjects, refused: Callable[[int, int], bool] = lambda i, j: False) -> None:
+    """Pair ``rows`` with ``cols`` greedily, most similar first, one to one
+    (not a pair of indexes ``refused``)."""
     taken = set(step.pairs.values())
     xs, ys = [a.keys[i] for i in rows], [b.keys[j] for j in cols]
     straight, matrix = similarity(xs, ys, cutoff)
@@ -523,7 +524,7 @@ def _best_first(a: Release, b: Release, step: Step, rows: list[int], cols: list[
     for r, c in sorted(np.argwhere(matrix > 0).tolist(),
                        key=lambda rc: (-matrix[rc[0], rc[1]], -straight[rc[0], rc[1]], rc[0], rc[1])):
         i, j = rows[r], cols[c]
-        if i not in step.pairs and j not in taken:
+        if i not in step.pairs and j not in taken and not refused(i, j):
             _pair(step, i, j, float(matrix[r, c]))
             taken.add(j)
 
@@ -541,10 +542,22 @@ def _leftovers_in_place(a: Release, b: Release, step: Step, subjects: Subjects) 
     for j, sec in enumerate(b.sections_of):
         if j not in taken:
             cols_by[sec].append(j)
+    # A new subrule of a rule that stayed word for word elaborates that rule:
+    # no rule from elsewhere in the section was rewritten into it (2016's
+    # face-down commander rule 903.10 is not the new melded-commander 903.9a).
+    back = {j: i for i, j in step.pairs.items() if step.scores.get(i) == 100.0}
+    at_b = {n: j for j, n in enumerate(b.numbers)}
+
+    def elsewhere(i: int, j: int) -> bool:
+        parent = at_b.get(b.numbers[j].rstrip("abcdefghijklmnopqrstuvwxyz"))
+        if parent is None or parent == j or parent not in back:
+            return False
+        return a.numbers[i].rstrip("abcdefghijklmnopqrstuvwxyz") != a.numbers[back[parent]]
+
     for sec, rows in rows_by.items():
         cols = cols_by.get(step.sections[sec], [])
         if cols and len(rows) <= MAX_IN_PLACE and len(cols) <= MAX_IN_PLACE:
-            _best_first(a, b, step, rows, cols, MIN_SAME_SECTION, subjects)
+            _best_first(a, b, step, rows, cols, MIN_SAME_SECTION, subjects, refused=elsewhere)
 
 
 def _numbering_kept(a: Release, b: Release, step: Step) -> bool:

@@ -36,7 +36,6 @@ KNOWN_WRONG = {
     "A024": "ended: 'enchant world' moved into the supertype rules in 2004 with new wording",
     "A028": "ended: snow-covered's keyword rule became a supertype rule in 2004",
     "B020": "ended: the sealed-deck rule 100.3 is rewritten beyond recognition in 2009 (now 100.2b)",
-    "C026": "903.9c: the commander rule the key has removed in 2016 pairs with a new one",
 }
 KNOWN_WRONG |= {
 }
@@ -66,8 +65,6 @@ STEP_WRONG = {
     "S35": "202.1a: a redundant cross-reference to the copy rules pairs with the mana cost rule",
     "S41": "702.19d: 'bands with other' 502.11b pairs with the same-player rule, not merged into 702.19c",
     "S44": "107.4c: the numeral-symbols rule keeps its number though it moved to the new 106.10",
-    "S48": "903.9a: the removed face-down commander rule pairs with the melded-commander rule (key row C026)",
-    "S54": "117.12b: a removed cost-increase rule pairs with the search-a-zone rule",
     # Round 6, judged after the change that made the rows' steps come out as they do.
     "S72": "400.7a: 400.2 pairs with a zone-change exception; the reader has it merged into 608.1",
     "S75": "ended: 408.1c (who gets priority when) is not paired with 115.3a, which opens as it did",
@@ -521,6 +518,35 @@ def test_a_rule_left_over_whose_example_went_into_another_was_merged_there() -> 
     step = lineage.align_pair(old, new)
     assert step.pairs == {0: 0, 2: 2}
     assert step.merged_into == {1: 0}
+
+
+def test_a_new_subrule_of_an_unchanged_rule_is_no_rule_rewritten_in_place() -> None:
+    """2016-08-26: the face-down commander rule 903.10 was removed, and 903.9,
+    word for word as it was, gained the new subrule 903.9a (melded
+    commanders). Each was the only rule left over in the section, 55 alike;
+    the new subrule elaborates 903.9 and is no rewording of 903.10."""
+    cast = "A player may cast a commander he or she owns from the command zone."
+    replace = ("If a commander would be exiled from anywhere or put into its owner's hand, graveyard, or library "
+               "from anywhere, its owner may put it into the command zone instead.")
+    ending = "The Commander variant includes the following specification for winning and losing the game."
+    face_down = ("If a card is put into the exile zone face down from anywhere, and a player is allowed to look at "
+                 "that card in exile, the player must immediately do so. If it's a commander owned by another "
+                 "player, the player that looked at it turns it face up and puts it into the command zone.")
+    melded = ("If a commander is a melded permanent and its owner chooses to put it into the command zone this "
+              "way, that permanent and the card representing it that isn't a commander are put into the "
+              "appropriate zone, and the commander is put into the command zone.")
+
+    def release(sid: str, texts: list[str], numbers: list[str]) -> lineage.Release:
+        # Every rule under the section's heading (line 900), as in a real release.
+        rules = [el._replace(parent_line=900) for el in _release(texts, numbers, sid)]
+        return lineage.Release.build(sid, rules + _titled(sid, ("903", "Commander")))
+
+    old = release("old", [cast, replace, face_down, ending], ["903.8", "903.9", "903.10", "903.11"])
+    new = release("new", [cast, replace, melded, ending], ["903.8", "903.9", "903.9a", "903.10"])
+    assert lineage.similarity([old.keys[2]], [new.keys[2]], 0.0)[1][0, 0] > lineage.MIN_SAME_SECTION
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 0, 1: 1, 3: 3}
+    assert not step.merged_into
 
 
 _VOCABULARY = [
