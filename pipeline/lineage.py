@@ -18,7 +18,8 @@ one within the pair:
    piece that kept its first sentence);
 3. what is left, anywhere in the release (a rule moved to another section),
    by a stricter similarity (the near one in the section where its
-   section-mates went), not by a subset match alone unless the two open
+   section-mates went, or when the two cite one rule), not by a subset
+   match alone unless the two open
    alike; then a rule left over that kept an example no
    other rule has (reworded round it); between these passes, an old rule
    whose words now stand inside a neighbouring new rule that continues
@@ -53,7 +54,7 @@ from types import TracebackType
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from pipeline import workers
+from pipeline import workers, xrefs
 from pipeline.align import SEE_RULE, folded
 from pipeline.cache import SourceCache
 from pipeline.canonical import section_of, title_key
@@ -126,6 +127,7 @@ class Release:
     sections: dict[str, str]  # section number -> title key
     aliases: dict[str, str]  # former title key -> section number ("(Obsolete)" glossary entries)
     examples: list[tuple[str, ...]] = field(default_factory=list)  # each rule's examples, folded
+    cites: list[tuple[str, ...]] = field(default_factory=list)  # the rules each rule refers to
 
     def digest(self) -> str:
         """A hash of everything alignment reads (not the elements, not the id)."""
@@ -133,7 +135,8 @@ class Release:
 
     @cached_property
     def _digest(self) -> str:
-        content = (self.numbers, self.keys, self.sections_of, self.sections, self.aliases, self.examples)
+        content = (self.numbers, self.keys, self.sections_of, self.sections, self.aliases, self.examples,
+                   self.cites)
         return hashlib.sha256(pickle.dumps(content, protocol=5)).hexdigest()
 
     def light(self) -> Release:
@@ -173,6 +176,7 @@ class Release:
             source_id, rules, numbers, [folded(el.text) for el in rules],
             [by_line.get(el.parent_line) or section_of(n) for el, n in zip(rules, numbers, strict=True)],
             sections, aliases, [tuple(found) for found in examples],
+            [tuple(dict.fromkeys(target for _, target in xrefs.find(el.text))) for el in rules],
         )
 
 
@@ -413,12 +417,18 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     # (two or more: too few to pair the sections) pairs there when alike
     # letter by letter: 2009's loop rule 421.1 went into the shortcut
     # rules as 713.1b, where 421.4 and 421.6 went.
+    # So does one that refers to the rule its own reference became: 2004's
+    # 212.4j ("an object that is an enchant world is a global enchantment ...
+    # see rule 420.5i") went into the new supertype rules as 205.4d ("... the
+    # world rule (see rule 420.5i)").
     siblings = _where_siblings_went(a, b, step)
+    cited = _cited_alike(a, b, step)
     for r, c in np.argwhere(~context & (matrix > 0)).tolist():
         x, y = firsts_x[r], firsts_y[c]
         if matrix[r, c] >= MIN_FAR:
             keep[r, c] = straight[r, c] >= MIN_NEAR or _opens_alike(x, y)
-        elif straight[r, c] >= MIN_NEAR and siblings.get(a.sections_of[rows[r]]) == b_secs[c]:
+        elif straight[r, c] >= MIN_NEAR and (siblings.get(a.sections_of[rows[r]]) == b_secs[c]
+                                             or cited(rows[r], cols[c])):
             keep[r, c] = True
         else:
             keep[r, c] = heads_a[x] == 1 and heads_b[y] == 1 and _opens_alike(x, y)
@@ -458,6 +468,19 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
         if i not in step.pairs and j not in taken:
             _pair(step, i, j, min(100.0, float(matrix[r, c])))
             taken.add(j)
+
+
+def _cited_alike(a: Release, b: Release, step: Step) -> Callable[[int, int], bool]:
+    """Whether an old and a new rule refer to one rule: the new one cites what
+    a rule the old one cites became (as paired so far)."""
+    at_a = {n: i for i, n in reversed(list(enumerate(a.numbers)))}
+    at_b = {n: j for j, n in reversed(list(enumerate(b.numbers)))}
+
+    def cited(i: int, j: int) -> bool:
+        became = {step.pairs.get(at_a.get(n, -1), -1) for n in a.cites[i]} if a.cites else set()
+        return any(at_b.get(n, -2) in became for n in b.cites[j]) if b.cites else False
+
+    return cited
 
 
 def _opens_alike(x: str, y: str) -> bool:

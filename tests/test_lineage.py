@@ -33,7 +33,6 @@ KEY = read_key()
 # Rows the pipeline gets wrong today, and what it answers (checked against the releases).
 KNOWN_WRONG = {
     "A022": "ended: the sealed-deck rule 100.3 is rewritten beyond recognition in 2009 (now 100.2b)",
-    "A024": "ended: 'enchant world' moved into the supertype rules in 2004 with new wording",
     "A028": "ended: snow-covered's keyword rule became a supertype rule in 2004",
     "B020": "ended: the sealed-deck rule 100.3 is rewritten beyond recognition in 2009 (now 100.2b)",
 }
@@ -449,6 +448,37 @@ def test_a_rule_follows_its_section_mates_into_a_section_of_another_title() -> N
         + _titled("new", ("713", "Taking Shortcuts"), ("800", "General")))
     step = lineage.align_pair(old, new)
     assert step.pairs == {0: 4, 1: 5, 2: 6, 3: 1, 6: 2, 8: 3}
+
+
+def test_a_rule_moved_far_goes_on_in_one_that_cites_what_it_cited() -> None:
+    """2004-10-01: 212.4j ("An object that is an enchant world is a global
+    enchantment ... (See rule 420.5i.)") went into the supertype rules as
+    205.4d ("Any permanent with the supertype world is subject to ... the world
+    rule (see rule 420.5i)"): 62 alike letter by letter, too little for a rule
+    moved far, but both cite the world rule."""
+    legend = ('Any permanent with the supertype "legendary" is subject to the state-based effect for legendary '
+              "permanents (see rule 420.5e).")
+    world_sba = "If two or more permanents have the supertype world, all except the newest are put into the graveyard."
+    global_ench = 'A global enchantment simply has "enchantment" as its type.'
+
+    def release(sid: str, rules: list[tuple[str, str]], *sections: tuple[str, str]) -> lineage.Release:
+        titles = _titled(sid, *sections)
+        at = {el.number_as_written: el.line_start for el in titles}
+        els = [Element(sid, k + 1, k + 1, "rule", f"{n} {t}", body=t, number_as_written=n, text=t,
+                       parent_line=at[n.partition(".")[0]]) for k, (n, t) in enumerate(rules)]
+        return lineage.Release.build(sid, els + titles)
+
+    sections = (("205", "Type Line"), ("212", "Enchantments"), ("420", "State-Based Effects"))
+    old = release("old", [("205.4c", legend), ("212.4c", global_ench),
+                          ("212.4j", 'An object that is an "enchant world" is a global enchantment. It\'s subject '
+                                     "to the state-based effect for enchant worlds. (See rule 420.5i.)"),
+                          ("420.5i", world_sba)], *sections)
+    new = release("new", [("205.4c", legend),
+                          ("205.4d", 'Any permanent with the supertype "world" is subject to the state-based effect '
+                                     'for world permanents, also called the "world rule" (see rule 420.5i).'),
+                          ("212.4c", global_ench), ("420.5i", world_sba)], *sections)
+    assert lineage.MIN_NEAR <= lineage.similarity([old.keys[2]], [new.keys[1]], 0.0)[0][0, 0] < lineage.MIN_FAR
+    assert lineage.align_pair(old, new).pairs == {0: 0, 1: 2, 2: 1, 3: 3}
 
 
 def test_a_rule_rewritten_round_its_examples_goes_on_where_they_went() -> None:
