@@ -442,8 +442,10 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
         head[r, c] = _same_head(x, y)
         # A head many rules share ("As this step begins, ...") says nothing to
         # the score; it still settles a tie (pieces a rule was cut into, each
-        # of its words: the one it opened with goes on).
-        if context[r, c] and heads_a[x] == 1 and heads_b[y] == 1 and head[r, c]:
+        # of its words: the one it opened with goes on). Far from its place as
+        # well: 2009's 200.7 ("An ability can be one of two things. First,
+        # ...") went on in 112.1, its first sentence alone, not in 112.1b.
+        if heads_a[x] == 1 and heads_b[y] == 1 and head[r, c]:
             score[r, c] += HEAD_BONUS
             if len(x) < len(xs[r]):
                 (opened if _opens_alike(x, y) else opens_so).append((r, c))

@@ -481,6 +481,32 @@ def test_a_rule_moved_far_goes_on_in_one_that_cites_what_it_cited() -> None:
     assert lineage.align_pair(old, new).pairs == {0: 0, 1: 2, 2: 1, 3: 3}
 
 
+def test_a_rule_moved_far_and_split_goes_on_in_the_piece_with_its_first_sentence() -> None:
+    """2009-07-11: 200.7 ("An ability can be one of two things. First, it can be
+    an activated or triggered ability on the stack. Second, ...") became 112.1,
+    its first sentence alone ("An ability can be one of two things:"), with
+    the subrules 112.1a-b. Far from where it stood, the piece with its second
+    sentence scored a little higher; the one that opens as it did goes on."""
+    kept = ["These Magic rules apply to any Magic game.", "There is no maximum deck size.",
+            "A subgame can be created within a subgame."]
+    old = lineage.Release.build("old", _release(
+        [*kept, "An ability can be one of two things. First, it can be an activated or triggered ability on the "
+                "stack. Second, it can be text on an object that explains what the object does. (See rule 402, "
+                '"Abilities," and section 4, "Spells, Abilities, and Effects.")'], ["100.1", "100.2", "100.3", "200.7"],
+        "old")
+        + _titled("old", ("100", "General"), ("200", "Characteristics")))
+    new = lineage.Release.build("new", _release(
+        ["An ability can be one of two things:",
+         "An ability is a characteristic an object has that lets it affect the game. An object's abilities are "
+         "defined by its rules text.",
+         "An ability can be an activated or triggered ability on the stack. This kind of ability is an object. "
+         '(See section 6, "Spells, Abilities, and Effects.")',
+         *kept], ["112.1", "112.1a", "112.1b", "800.1", "800.2", "800.3"], "new")
+        + _titled("new", ("112", "Abilities"), ("800", "General")))
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 3, 1: 4, 2: 5, 3: 0}
+
+
 def test_a_rule_rewritten_round_its_examples_goes_on_where_they_went() -> None:
     """2016-04-08: the double-faced card rule 711.5 was rewritten round its two
     examples (Clone, Cytoshape); it goes on in the rule that kept them, not in a
