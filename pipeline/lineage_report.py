@@ -1,7 +1,8 @@
 """``make lineage-report``: score the published lineages against a hand-traced answer key.
 
 The key (``tests/data/lineage_key.csv``) was traced by reading the releases one
-after another, never by running the pipeline. A row is right when the rule, as
+after another, never by running the pipeline; so was the held-out key
+(``tests/data/heldout_key.csv``), rules drawn at random. A row is right when the rule, as
 its source numbered it, has the expected current number, or when its lineage
 correctly ended (the issue's measure: the current number, or correctly none);
 whether it ended the traced way (removed or merged) is reported apart.
@@ -25,6 +26,9 @@ from pipeline.trace import Dataset, TraceError, _read
 KEY = Path(__file__).resolve().parent.parent / "tests" / "data" / "lineage_key.csv"
 # Single steps (one release to the next), judged by readers shown two candidates blind.
 STEP_KEY = KEY.with_name("step_key.csv")
+# Rules drawn at random from the 1999-2014 releases (none of KEY's) and traced the
+# same way, by readers who never saw the pipeline's answers (held out when drawn).
+HELDOUT_KEY = KEY.with_name("heldout_key.csv")
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,12 @@ def report(out: Path, key: Path = KEY) -> tuple[list[Verdict], str]:
     same_way = sum(v.got == v.expected for v in ended)
     lines.append(f"  ended the traced way (removed or merged): {same_way} of {len(ended)}")
     lines += [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in verdicts if not v.right]
+    if key == KEY and HELDOUT_KEY.exists():
+        held = [judge(row, data) for row in read_key(HELDOUT_KEY)]
+        right = sum(v.right for v in held)
+        lines.append(f"held-out key (drawn at random, traced blind): {right} of {len(held)} right "
+                     f"({100 * right / max(1, len(held)):.1f}%)")
+        lines += [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in held if not v.right]
     if key == KEY and STEP_KEY.exists():
         steps = [judge_step(row, data) for row in read_key(STEP_KEY, "step_id")]
         lines.append(f"step key (single steps judged blind): {sum(v.right for v in steps)} of {len(steps)} right")
