@@ -718,11 +718,21 @@ def _first_sentence(text: str) -> str:
 def _same_number(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     """A rule left over under the same number in the same section, still about
     the same thing, was reworded heavily (a clause cut, a mechanic added): the
-    numbering says it is the same rule, and the looser wording agrees."""
+    numbering says it is the same rule, and the looser wording agrees. Unless
+    the new rule is a piece cut from a neighbour that went on elsewhere (in
+    2010-02 the new 702.12c is the second sentence of 702.12b, which kept its
+    number; the old 702.12c, on choosing a landwalk ability, was removed)."""
+    back = {j: i for i, j in step.pairs.items()}
+
     def score(i: int, j: int) -> float:
         old, new = a.keys[i], b.keys[j]
         matrix = similarity([old], [new], MIN_SAME_NUMBER)[1]
-        return float(matrix[0, 0]) if matrix[0, 0] and subjects.same(old, new) else 0.0
+        if not matrix[0, 0] or not subjects.same(old, new):
+            return 0.0
+        cut_from = _contained(new, [a.keys[k] for k in _near(j, back, len(b.keys))])
+        if cut_from is not None and _contained(new, [old]) is None:
+            return 0.0
+        return float(matrix[0, 0])
 
     _pair_kept_numbers(a, b, step, score)
 

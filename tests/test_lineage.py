@@ -61,7 +61,6 @@ HELDOUT_WRONG = {
     "H23": "605.1a: the mana-ability definition goes on in its activated-ability piece, not the header 605.1",
     "H25": "115.3: the targets step 409.1c goes on in the same-target piece 113.3, not the casting step 601.2c",
     "H29": "ended: 705.2 kept its number and opening and took in 705.1 (2022-07), which is paired with it",
-    "H41": "702.14c: the landwalk sentence goes on in the reused number 702.12c (2010-02)",
 }
 
 
@@ -528,6 +527,34 @@ def test_a_rule_moved_far_and_split_goes_on_in_the_piece_with_its_first_sentence
         + _titled("new", ("112", "Abilities"), ("800", "General")))
     step = lineage.align_pair(old, new)
     assert step.pairs == {0: 3, 1: 4, 2: 5, 3: 0}
+
+
+def test_a_number_taken_by_a_neighbours_piece_is_no_rewording() -> None:
+    """2010-02-01: 702.12b ("Landwalk is an evasion ability. A creature with
+    landwalk is unblockable as long as ...") kept its number and its first
+    sentence; its second sentence became the new 702.12c. The old 702.12c
+    ("If a player is allowed to choose any landwalk ability, ...") was removed:
+    under the same number, 48 alike, it is still no rewording of that piece."""
+    generic = "Landwalk is a generic term that appears within an object's rules text as [type]walk."
+    unblockable = ("A creature with landwalk is unblockable as long as the defending player controls at least one "
+                   'land with the specified subtype (as in "islandwalk"), with the specified supertype (as in '
+                   '"legendary landwalk"), without the specified supertype (as in "nonbasic landwalk"), or with '
+                   'both the specified subtype and the specified supertype (as in "snow swampwalk"). (See rule '
+                   '509, "Declare Blockers Step.")')
+    cancel = "Landwalk abilities don't cancel one another."
+    titles = ("702.12", "Landwalk")
+    old = lineage.Release.build("old", _release(
+        [generic, f"Landwalk is an evasion ability. {unblockable}",
+         "If a player is allowed to choose any landwalk ability, that player chooses a landwalk ability that "
+         "includes one land subtype and/or one supertype. The chosen ability doesn't need to have been printed "
+         "on a card.", cancel],
+        ["702.12a", "702.12b", "702.12c", "702.12d"], "old") + _titled("old", titles))
+    new = lineage.Release.build("new", _release(
+        [generic, "Landwalk is an evasion ability.", unblockable, cancel],
+        ["702.12a", "702.12b", "702.12c", "702.12d"], "new") + _titled("new", titles))
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 0, 1: 1, 3: 3}
+    assert step.split_from == {2: 1}
 
 
 def test_a_rule_rewritten_round_its_examples_goes_on_where_they_went() -> None:
