@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import signal
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager, suppress
@@ -14,6 +15,10 @@ from contextlib import contextmanager, suppress
 # What a fresh worker needs loaded before its first task (numpy and rapidfuzz among it).
 PRELOAD = ("pipeline.lineage",)
 
+
+# How long a stopped pool's manager thread may take to end (it ends at once: its
+# workers are killed and its result pipe closed).
+MANAGER_JOIN_SECONDS = 5.0
 
 # Allocations between two collections of the youngest generation (Python's default: 700).
 COLLECT_EVERY = 100_000
@@ -70,8 +75,9 @@ def pool(jobs: int, fresh: bool = False) -> Iterator[ProcessPoolExecutor]:
 
 def stop(executor: ProcessPoolExecutor) -> None:
     """Drop a pool's queued work and kill its workers, in the middle of their tasks."""
-    running = _workers_of(executor)  # shutdown forgets them
+    running = _workers_of(executor)  # shutdown forgets them, and these
     results = getattr(executor, "_result_queue", None)
+    manager = getattr(executor, "_executor_manager_thread", None)
     executor.shutdown(wait=False, cancel_futures=True)
     for process in running:
         with suppress(OSError, ValueError, AttributeError):
@@ -81,6 +87,12 @@ def stop(executor: ProcessPoolExecutor) -> None:
     # the pipe end instead of waiting for the rest for ever.
     with suppress(OSError, AttributeError):
         results._writer.close()  # type: ignore[union-attr]
+    # The pool's manager thread closes its wake-up pipe on its way out. Python
+    # 3.11's exit hook writes to that pipe without a lock, and a close at the
+    # same moment printed "OSError: [Errno 9] Bad file descriptor" after a
+    # clean Ctrl-C (fixed in Python 3.12): the thread ends here instead.
+    if manager is not None and manager is not threading.current_thread():
+        manager.join(timeout=MANAGER_JOIN_SECONDS)
 
 
 def _workers_of(executor: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
