@@ -79,10 +79,14 @@ def report(out: Path, key: Path = KEY) -> tuple[list[Verdict], str]:
     lines.append(f"  ended the traced way (removed or merged): {same_way} of {len(ended)}")
     lines += [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in verdicts if not v.right]
     if key == KEY and HELDOUT_KEY.exists():
-        held = [judge(row, data) for row in read_key(HELDOUT_KEY)]
+        rows = read_key(HELDOUT_KEY)
+        held = [judge(row, data) for row in rows]
         right = sum(v.right for v in held)
         lines.append(f"held-out key (drawn at random, traced blind): {right} of {len(held)} right "
                      f"({100 * right / max(1, len(held)):.1f}%)")
+        sure = Counter(row["confidence"] for row in rows)
+        good = Counter(row["confidence"] for row, v in zip(rows, held, strict=True) if v.right)
+        lines += [f"  {how:<22} {good[how]:>3} / {n}" for how, n in sorted(sure.items())]
         lines += [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in held if not v.right]
     if key == KEY and STEP_KEY.exists():
         steps = [judge_step(row, data) for row in read_key(STEP_KEY, "step_id")]
