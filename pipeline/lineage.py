@@ -90,6 +90,8 @@ MIN_HEAD = 85.0
 MIN_HEAD_WORDS = 8
 # ... or one whole first sentence of at least this many words opening the other.
 MIN_OPENING_WORDS = 6
+# An example reworded a little ("no special abilities" -> "no abilities") is this alike.
+MIN_SAME_EXAMPLE = 85.0
 # Rules left over in the same pair of sections (a rule rewritten in place) pair at this similarity.
 MIN_SAME_SECTION = 50.0
 MAX_IN_PLACE = 4
@@ -634,7 +636,7 @@ def _examples_went_with(a: Release, b: Release, step: Step) -> None:
             continue
         holders = set()
         for example in examples:
-            found = process.extractOne(example, texts, scorer=fuzz.ratio, score_cutoff=MIN_HEAD)
+            found = process.extractOne(example, texts, scorer=fuzz.ratio, score_cutoff=MIN_SAME_EXAMPLE)
             holders.add(under[found[2]][0] if found else -1)
         if len(holders) == 1 and (j := holders.pop()) in taken:
             step.merged_into[i] = j
