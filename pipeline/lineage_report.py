@@ -26,7 +26,7 @@ from pipeline.trace import Dataset, TraceError, _read
 KEY = Path(__file__).resolve().parent.parent / "tests" / "data" / "lineage_key.csv"
 # Single steps (one release to the next), judged by readers shown two candidates blind.
 STEP_KEY = KEY.with_name("step_key.csv")
-# Rules drawn at random from the 1999-2014 releases (none of KEY's) and traced the
+# Rules drawn at random from the 1999-2025 releases (none of KEY's) and traced the
 # same way, by readers who never saw the pipeline's answers (held out when drawn).
 HELDOUT_KEY = KEY.with_name("heldout_key.csv")
 
