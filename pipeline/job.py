@@ -252,6 +252,15 @@ def _report(
     }
 
 
+def _reference(out: Path) -> str:
+    """The reference release of a published folder (``run.json``), or ''."""
+    try:
+        found = json.loads((out / "run.json").read_text(encoding="utf-8")).get("reference", "")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return found if isinstance(found, str) else ""
+
+
 def _read_csv(path: Path, *required: str) -> list[dict[str, str]]:
     """The rows of a CSV; none when it is missing, damaged, or lacks a ``required`` column."""
     try:
@@ -279,21 +288,33 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
     still = sum(1 for s in corpus.sources if s.status != "ok") - len(quarantined)
     old_rules = _read_csv(old / "rules.csv", "number", "text")
     new_rules = _read_csv(new / "rules.csv", "number", "text")
-    # Rules are matched by lineage (by number against a dataset published before lineages).
-    key = "lineage_id" if old_rules and old_rules[0].get("lineage_id") else "number"
+    # Rules are matched by lineage (by number against a dataset published before
+    # lineages, or when the reference release is the very one published before:
+    # its rules are the same, and only how they were followed back can differ).
+    same_reference = (_reference(old) == corpus.reference
+                      and old_sources.get(corpus.reference) == new_sources.get(corpus.reference))
+    by_lineage = bool(old_rules and old_rules[0].get("lineage_id")) and not same_reference
+    key = "lineage_id" if by_lineage else "number"
     before = {r[key]: r for r in old_rules}
     added, edited, moved = [], [], []
+    retraced: list[str] = []
     for row in new_rules:
         was = before.pop(row[key], None)
         if was is None:
             added.append(row["number"])
             continue
+        if was.get("lineage_id", "") != row.get("lineage_id", "") and "lineage_id" in was:
+            retraced.append(row["number"])
         change = change_of(was["number"], was["text"], row["number"], row["text"])
         if change == "edited":
             edited.append(row["number"])
         elif change != "unchanged":
             moved.append(f"{was['number']} → {row['number']}" + (" (edited)" if change == "moved+edited" else ""))
     removed = [r["number"] for r in before.values()]
+    # A number added and removed at once is one rule followed back another way.
+    both = set(added) & set(removed)
+    retraced += sorted(both)
+    added, removed = [n for n in added if n not in both], [n for n in removed if n not in both]
     lines = ["# Changes", ""]
     first = not old_all
     if first:
@@ -304,6 +325,7 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
         ("Sources removed", sorted(set(old_all) - {s.source_id for s in corpus.sources})),
         ("Sources changed", sorted(k for k in set(new_sources) & set(old_sources) if new_sources[k] != old_sources[k])),
         ("Rules added", added), ("Rules edited", edited), ("Rules moved", moved), ("Rules removed", removed),
+        ("Rules whose lineage was re-traced (the same rule, a new lineage_id)", retraced),
     ]
     if not first and not any(items for _, items in section):
         lines.append("No changes to sources or rules since the previous run.")
