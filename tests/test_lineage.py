@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -782,6 +783,21 @@ def test_releases_are_chained_by_date_whatever_their_order() -> None:
     rows = {(m.source_id, m.number_as_written): m for m in numbered.mappings}
     assert rows["old", "702.3a"].canonical_number == "702.4a" and rows["old", "702.3a"].method == "lineage"
     assert rows["old", "702.2a"].method == "same"
+
+
+def test_the_same_release_twice_is_the_copy_named_for_it() -> None:
+    """A copy of cr-2026-08-07 saved as copy.txt (it sorts first) is attached to
+    it: it names neither the reference nor the lineages that start there."""
+    texts = ["Flying is evasion.", "Reach lets a creature block flying creatures."]
+    sources = [Source("copy", "copy.txt", "b", 1, format="cr_document", effective_date="2026-08-07"),
+               Source("cr-2026-08-07", "cr-2026-08-07.txt", "b", 1, format="cr_document", effective_date="2026-08-07"),
+               Source("cr-2025-09-19", "cr-2025-09-19.txt", "a", 1, format="cr_document", effective_date="2025-09-19")]
+    assert numbering.chain_of(sources) == [2, 1]
+    numbered = numbering.number(sources, [_release(texts, sid="copy"), _release(texts, sid="cr-2026-08-07"),
+                                          _release(texts[:1], sid="cr-2025-09-19")])
+    assert numbered.chain == ["cr-2025-09-19", "cr-2026-08-07"] and numbered.reference == "cr-2026-08-07"
+    # Without a copy named for the release, the first by id stands for it.
+    assert numbering.chain_of([sources[0], replace(sources[1], source_id="other")]) == [0]
 
 
 def test_diff_any_two_releases_matches_through_lineages(bundled) -> None:  # type: ignore[no-untyped-def]
