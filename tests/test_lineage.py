@@ -97,6 +97,9 @@ STEP_WRONG = {
     "S76": "115.1b instead of 115.1a: the timing rule goes on in its activated-ability clause",
     "S80": "608.3a instead of 608.3: the permanent-spell rule goes on in the piece with its second sentence",
     "S83": "607.2k: 401.7 goes on in the rule it opens, which the reader has continuing 413.2i (judgement call)",
+    # Round 8, judged after 7a18201 moved these steps.
+    "S95": "ended: 200.6a (a permanent's owner) is merged into the spell rule 111.2, not continued as 110.2",
+    "S99": "703.4e: 308.1 goes on in the turn-based-action summary that opens as it did, not in 508.1",
 }
 
 
