@@ -146,6 +146,11 @@ class Release:
         return replace(self, rules=[])
 
     @cached_property
+    def at(self) -> dict[str, int]:
+        """Each rule number's index (its first, if a release uses a number twice)."""
+        return {n: i for i, n in reversed(list(enumerate(self.numbers)))}
+
+    @cached_property
     def heads(self) -> Counter[str]:
         """How many rules open with each first sentence (made once: each pass that reads it reads them all)."""
         return Counter(_first_sentence(k) for k in self.keys)
@@ -477,12 +482,9 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
 def _cited_alike(a: Release, b: Release, step: Step) -> Callable[[int, int], bool]:
     """Whether an old and a new rule refer to one rule: the new one cites what
     a rule the old one cites became (as paired so far)."""
-    at_a = {n: i for i, n in reversed(list(enumerate(a.numbers)))}
-    at_b = {n: j for j, n in reversed(list(enumerate(b.numbers)))}
-
     def cited(i: int, j: int) -> bool:
-        became = {step.pairs.get(at_a.get(n, -1), -1) for n in a.cites[i]} if a.cites else set()
-        return any(at_b.get(n, -2) in became for n in b.cites[j]) if b.cites else False
+        became = {step.pairs.get(a.at.get(n, -1), -1) for n in a.cites[i]} if a.cites else set()
+        return any(b.at.get(n, -2) in became for n in b.cites[j]) if b.cites else False
 
     return cited
 
@@ -573,13 +575,12 @@ def _leftovers_in_place(a: Release, b: Release, step: Step, subjects: Subjects) 
     # no rule from elsewhere in the section was rewritten into it (2016's
     # face-down commander rule 903.10 is not the new melded-commander 903.9a).
     back = {j: i for i, j in step.pairs.items() if step.scores.get(i) == 100.0}
-    at_b = {n: j for j, n in enumerate(b.numbers)}
 
     def elsewhere(i: int, j: int) -> bool:
-        parent = at_b.get(b.numbers[j].rstrip("abcdefghijklmnopqrstuvwxyz"))
+        parent = b.at.get(section_of(b.numbers[j]))  # the rule 903.9a is lettered under
         if parent is None or parent == j or parent not in back:
             return False
-        return a.numbers[i].rstrip("abcdefghijklmnopqrstuvwxyz") != a.numbers[back[parent]]
+        return section_of(a.numbers[i]) != a.numbers[back[parent]]
 
     for sec, rows in rows_by.items():
         cols = cols_by.get(step.sections[sec], [])
@@ -673,7 +674,7 @@ def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
         pieces = []
         for k in range(j + 1, len(b.keys)):
             child = b.numbers[k]
-            if not (child.startswith(number) and child[len(number):].isalpha()):
+            if section_of(child) != number:
                 break
             if child not in had and len(b.keys[k]) >= MIN_CONTAINED_CHARS:
                 pieces.append(b.keys[k])
