@@ -70,30 +70,40 @@ def judge(row: dict[str, str], data: Dataset) -> Verdict:
 def report(out: Path, key: Path = KEY) -> tuple[list[Verdict], str]:
     data = Dataset.load(out)
     verdicts = [judge(row, data) for row in read_key(key)]
-    right = sum(v.right for v in verdicts)
-    lines = [f"lineage answer key: {right} of {len(verdicts)} right ({100 * right / max(1, len(verdicts)):.1f}%)"]
-    totals, good = Counter(v.category for v in verdicts), Counter(v.category for v in verdicts if v.right)
-    lines += [f"  {cat:<22} {good[cat]:>3} / {n}" for cat, n in sorted(totals.items())]
+    lines = [_score("lineage answer key", verdicts)]
+    lines += _tally([v.category for v in verdicts], verdicts)
     ended = [v for v in verdicts if v.expected.startswith("ended:") and v.got.startswith("ended:")]
     same_way = sum(v.got == v.expected for v in ended)
     lines.append(f"  ended the traced way (removed or merged): {same_way} of {len(ended)}")
-    lines += [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in verdicts if not v.right]
+    lines += _wrong(verdicts)
     if key == KEY and HELDOUT_KEY.exists():
         rows = read_key(HELDOUT_KEY)
         held = [judge(row, data) for row in rows]
-        right = sum(v.right for v in held)
-        lines.append(f"held-out key (drawn at random, traced blind): {right} of {len(held)} right "
-                     f"({100 * right / max(1, len(held)):.1f}%)")
-        sure = Counter(row["confidence"] for row in rows)
-        good = Counter(row["confidence"] for row, v in zip(rows, held, strict=True) if v.right)
-        lines += [f"  {how:<22} {good[how]:>3} / {n}" for how, n in sorted(sure.items())]
-        lines += [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in held if not v.right]
+        lines.append(_score("held-out key (drawn at random, traced blind)", held))
+        lines += _tally([row["confidence"] for row in rows], held)
+        lines += _wrong(held)
     if key == KEY and STEP_KEY.exists():
         steps = [judge_step(row, data) for row in read_key(STEP_KEY, "step_id")]
         lines.append(f"step key (single steps judged blind): {sum(v.right for v in steps)} of {len(steps)} right")
-        lines += [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in steps if not v.right]
+        lines += _wrong(steps)
         lines += per_source(out, data)
     return verdicts, "\n".join(lines)
+
+
+def _score(title: str, verdicts: list[Verdict]) -> str:
+    right = sum(v.right for v in verdicts)
+    return f"{title}: {right} of {len(verdicts)} right ({100 * right / max(1, len(verdicts)):.1f}%)"
+
+
+def _tally(labels: list[str], verdicts: list[Verdict]) -> list[str]:
+    """Right of all, for each label (a key's category, or its readers' confidence)."""
+    totals = Counter(labels)
+    good = Counter(label for label, v in zip(labels, verdicts, strict=True) if v.right)
+    return [f"  {label:<22} {good[label]:>3} / {n}" for label, n in sorted(totals.items())]
+
+
+def _wrong(verdicts: list[Verdict]) -> list[str]:
+    return [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in verdicts if not v.right]
 
 
 def per_source(out: Path, data: Dataset) -> list[str]:
