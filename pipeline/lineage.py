@@ -219,14 +219,15 @@ def align_pair(a: Release, b: Release) -> Step:
     step = Step()
     step.sections = _sections_by_title(a, b)
     subjects = Subjects.of(a, b)
+    alike = _Alike(a, b, subjects)
     _identical(a, b, step)
     _kept_heads(a, b, step)
     _split_into_subrules(a, b, step)
     _absorbed(a, b, step)
-    _by_context(a, b, step, subjects)
+    _by_context(a, b, step, alike)
     _vote_sections(a, b, step)
     _absorbed(a, b, step)
-    _by_context(a, b, step, subjects)
+    _by_context(a, b, step, alike)
     _same_examples(a, b, step, subjects)
     _absorbed(a, b, step)
     _examples_went_with(a, b, step)
@@ -380,7 +381,31 @@ def _gaps(a: Release, b: Release, step: Step) -> tuple[np.ndarray, np.ndarray]:
     return at_b[before], at_b[before + 1]
 
 
-def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
+class _Alike:
+    """``similarity`` at MIN_NEAR of rules of ``a`` and ``b`` by index, 0 for
+    rules about different keywords. The matrices are made once, for the rules
+    first asked about; a later pass asks about the rules still unpaired (pairs
+    are only ever added), a part of those, and is given its part of them: the
+    second ``_by_context`` had made them all again, a third of a step's time."""
+
+    def __init__(self, a: Release, b: Release, subjects: Subjects) -> None:
+        self.a, self.b, self.subjects = a, b, subjects
+        self.rows: dict[int, int] = {}
+        self.cols: dict[int, int] = {}
+        self.straight = self.matrix = np.zeros((0, 0), dtype=np.float32)
+
+    def __call__(self, rows: Sequence[int], cols: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        if not (self.rows.keys() >= set(rows) and self.cols.keys() >= set(cols)):
+            xs, ys = [self.a.keys[i] for i in rows], [self.b.keys[j] for j in cols]
+            self.straight, matrix = similarity(xs, ys, MIN_NEAR)
+            self.matrix = self.subjects.drop_others(matrix, xs, ys)
+            self.rows = {i: r for r, i in enumerate(rows)}
+            self.cols = {j: c for c, j in enumerate(cols)}
+        cells = np.ix_([self.rows[i] for i in rows], [self.cols[j] for j in cols])
+        return self.straight[cells], self.matrix[cells]
+
+
+def _by_context(a: Release, b: Release, step: Step, alike: _Alike) -> None:
     """Pair what is left, most likely first, one to one. A pair is likely when
     the wordings are close, and closer still when the rule kept its place: in
     the span between the same identical neighbours, in the section its own
@@ -392,8 +417,7 @@ def _by_context(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     if not rows or not cols:
         return
     xs, ys = [a.keys[i] for i in rows], [b.keys[j] for j in cols]
-    straight, matrix = similarity(xs, ys, MIN_NEAR)
-    matrix = subjects.drop_others(matrix, xs, ys)
+    straight, matrix = alike(rows, cols)
     lo, hi = _gaps(a, b, step)
     r_idx = np.array(rows)
     c_idx = np.array(cols)
