@@ -207,11 +207,22 @@ def similarity(a: Sequence[str], b: Sequence[str], cutoff: float) -> tuple[np.nd
         return empty, empty.copy()
     workers = -1 if len(a) * len(b) > 4000 else 1
     straight = process.cdist(a, b, scorer=fuzz.ratio, dtype=np.float32, workers=workers)
-    matrix = np.maximum(
-        straight, process.cdist(a, b, scorer=fuzz.token_set_ratio, dtype=np.float32, workers=workers) * SUBSET_WEIGHT,
-    )
+    subset = process.cdist(_word_sets(a), _word_sets(b), scorer=fuzz.token_set_ratio, dtype=np.float32,
+                           workers=workers)
+    matrix = np.maximum(straight, subset * SUBSET_WEIGHT)
     matrix[matrix < cutoff] = 0.0
     return straight, matrix
+
+
+def _word_sets(texts: Sequence[str]) -> list[str]:
+    """Each text's distinct words in order, as ``fuzz.token_set_ratio`` takes
+    them apart: the same scores, once for each text rather than once for each
+    pair (which took a third of its time).
+
+    >>> _word_sets(["the cat saw the dog"])
+    ['cat dog saw the']
+    """
+    return [" ".join(sorted(set(t.split()))) for t in texts]
 
 
 def align_pair(a: Release, b: Release) -> Step:

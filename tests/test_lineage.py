@@ -941,3 +941,20 @@ def test_a_step_aligned_ahead_that_nobody_takes_is_not_waited_for() -> None:
     for process in pool:
         process.join(timeout=10)
         assert not process.is_alive()
+
+
+_WORDS = st.sampled_from(["the", "creature", "attacking", "blocking", "deals", "damage", "to", "it", "a", "mana",
+                          "ability", "exile", "graveyard", "won't", "702.42a", "—", "each"])
+_TEXTS = st.lists(_WORDS, max_size=14).map(" ".join)
+
+
+@given(st.lists(_TEXTS, min_size=1, max_size=5), st.lists(_TEXTS, min_size=1, max_size=5))
+@settings(max_examples=200, deadline=None)
+def test_similarity_scores_word_sets_as_token_set_ratio_scores_the_texts(a: list[str], b: list[str]) -> None:
+    """``similarity`` hands rapidfuzz each text's distinct words, sorted, once:
+    ``token_set_ratio`` scores them as it scores the texts themselves."""
+    import numpy as np
+    from rapidfuzz import fuzz, process
+
+    subset = process.cdist(lineage._word_sets(a), lineage._word_sets(b), scorer=fuzz.token_set_ratio, dtype=np.float64)
+    assert subset.tolist() == [[fuzz.token_set_ratio(x, y) for y in b] for x in a]
