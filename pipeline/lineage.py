@@ -266,12 +266,15 @@ class Subjects:
                  if t and number.startswith(KEYWORD_SECTIONS)}
         renamed = {old: rel.sections[number] for rel in releases for old, number in rel.aliases.items()
                    if number in rel.sections}
-        names |= set(renamed)
-        if not names:
+        return cls.named_by(names, renamed)
+
+    @classmethod
+    def named_by(cls, names: Iterable[str], renamed: dict[str, str] | None = None) -> Subjects:
+        """The keywords ``names`` (title keys), and the ``renamed`` ones by their former names."""
+        ordered = sorted(set(names) | set(renamed or {}), key=len, reverse=True)
+        if not ordered:
             return cls(None)
-        ordered = sorted(names, key=len, reverse=True)
-        return cls(re.compile(r"\b(?:" + "|".join(re.escape(n) for n in ordered) + r")\b"),
-                   renamed)
+        return cls(re.compile(r"\b(?:" + "|".join(re.escape(n) for n in ordered) + r")\b"), renamed or {})
 
     def named(self, text: str) -> frozenset[str]:
         if self.pattern is None:
@@ -280,17 +283,21 @@ class Subjects:
         return frozenset(self.renamed.get(n, n) for n in found)
 
     def same(self, x: str, y: str) -> bool:
-        """Whether two wordings are about the same keywords (a wording that only
-        adds a mention is still the same rule).
+        """Whether two wordings are about the same keywords: a wording that only
+        adds a mention is still the same rule, and so is one that names some of
+        the same keywords (2020's 115.1e gave "equip and modular" as examples,
+        where it had given "equip and provoke").
 
-        >>> s = Subjects(re.compile(r"\\b(?:bands with other|flying|banding|indestructible)\\b"))
+        >>> s = Subjects(re.compile(r"\\b(?:bands with other|flying|banding|indestructible|equip|provoke)\\b"))
         >>> s.same("instances of flying are redundant", "instances of banding are redundant")
         False
         >>> s.same("it has flying", "it has flying and is indestructible")
         True
+        >>> s.same("such as equip and provoke", "such as equip and indestructible")
+        True
         """
         wx, wy = self.named(x), self.named(y)
-        return not (wx - wy and wy - wx)
+        return not (wx - wy and wy - wx) or bool(wx & wy)
 
     def drop_others(self, matrix: np.ndarray, xs: Sequence[str], ys: Sequence[str]) -> np.ndarray:
         """Zero the pairs of ``matrix`` that are about different keywords."""

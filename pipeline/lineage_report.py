@@ -21,6 +21,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from rapidfuzz import fuzz, process
+
+from pipeline.align import folded
+from pipeline.canonical import title_key
+from pipeline.lineage import KEYWORD_SECTIONS, Subjects
 from pipeline.trace import Dataset, TraceError, _read
 
 KEY = Path(__file__).resolve().parent.parent / "tests" / "data" / "lineage_key.csv"
@@ -29,6 +34,12 @@ STEP_KEY = KEY.with_name("step_key.csv")
 # Rules drawn at random from the 1999-2025 releases (none of KEY's) and traced the
 # same way, by readers who never saw the pipeline's answers (held out when drawn).
 HELDOUT_KEY = KEY.with_name("heldout_key.csv")
+
+# A lineage that ends as removed and one that starts then or later are one rule
+# stopped and restarted when the new one opens under the old one's last number
+# worded this alike letter by letter, or anywhere worded as good as the same.
+RESTART_SAME_NUMBER = 80.0
+RESTART_ANYWHERE = 95.0
 
 
 @dataclass(frozen=True)
@@ -86,8 +97,62 @@ def report(out: Path, key: Path = KEY) -> tuple[list[Verdict], str]:
         steps = [judge_step(row, data) for row in read_key(STEP_KEY, "step_id")]
         lines.append(f"step key (single steps judged blind): {sum(v.right for v in steps)} of {len(steps)} right")
         lines += _wrong(steps)
+        found = restarts(data)
+        lines.append(f"lineages that stop and restart (removed, then added again): {len(found)}")
+        lines += [f"  {r.ended} ({r.number}, removed in {r.ended_in}) and {r.started} "
+                  f"({r.new_number}, added in {r.added_in}): {r.score:.0f} alike" for r in found]
         lines += per_source(out, data)
     return verdicts, "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Restart:
+    ended: str  # the lineage that ended, removed
+    number: str  # its last number
+    ended_in: str
+    started: str  # the lineage that starts again
+    new_number: str
+    added_in: str
+    score: float  # how alike the two wordings are, letter by letter
+
+
+def restarts(data: Dataset) -> list[Restart]:
+    """Lineages that stop and restart: a lineage removed in one release, and one
+    added in that release or a later one that is the same rule (the issue's
+    measure: none, unless the releases really dropped and restored a rule).
+    The same rule is the same wording (``RESTART_ANYWHERE``), or under the old
+    rule's last number a close one (``RESTART_SAME_NUMBER``), about the same
+    keywords (``lineage.Subjects``): "multiple instances of changeling ... are
+    redundant" removed in 2015 is not "multiple instances of read ahead ..."
+    added in 2023."""
+    subjects = Subjects.named_by(title_key(row["title"]) for (_, number), row in data.sections.items()
+                                 if number.startswith(KEYWORD_SECTIONS) and row["title"])
+    order = {sid: k for k, sid in enumerate(data.releases)}
+    gone, born = [], []
+    for lid, rows in data.history.items():
+        official = [r for r in rows if r["source_id"] in order]
+        worded = [r for r in official if r["text"]]
+        if not worded:
+            continue
+        if official[0]["change"] == "added" and official[0]["source_id"] != data.releases[0]:
+            born.append((lid, official[0]))
+        if data.lineages[lid]["ended"] == "removed":
+            gone.append((lid, worded[-1], data.lineages[lid]["ended_in"]))
+    if not gone or not born:
+        return []
+    alike = process.cdist([folded(last["text"]) for _, last, _ in gone],
+                          [folded(first["text"]) for _, first in born], scorer=fuzz.ratio,
+                          score_cutoff=RESTART_SAME_NUMBER)
+    found = []
+    for (lid, last, ended_in), scores in zip(gone, alike, strict=True):
+        for (new, first), score in zip(born, scores, strict=True):
+            later = order.get(first["source_id"], -1) >= order.get(ended_in, len(order))
+            same_number = first["number_as_written"] == last["number_as_written"]
+            if later and (score >= RESTART_ANYWHERE or (same_number and score >= RESTART_SAME_NUMBER)) \
+                    and subjects.same(folded(last["text"]), folded(first["text"])):
+                found.append(Restart(lid, last["number_as_written"], ended_in, new, first["number_as_written"],
+                                     first["source_id"], float(score)))
+    return found
 
 
 def _score(title: str, verdicts: list[Verdict]) -> str:

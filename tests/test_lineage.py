@@ -22,7 +22,7 @@ from pipeline import lineage, numbering, workers
 from pipeline.cache import SourceCache
 from pipeline.clean import Vocabulary, clean
 from pipeline.cli import main
-from pipeline.lineage_report import HELDOUT_KEY, STEP_KEY, judge, judge_step, read_key, report
+from pipeline.lineage_report import HELDOUT_KEY, STEP_KEY, judge, judge_step, read_key, report, restarts
 from pipeline.numbers import sort_key
 from pipeline.records import Element, Source
 from pipeline.run import Settings, read_source
@@ -175,6 +175,51 @@ def test_history_never_stops_and_restarts(table) -> None:  # type: ignore[no-unt
         assert list(rows.effective_date) == sorted(rows.effective_date), lid
 
 
+def test_no_lineage_stops_and_restarts(bundled) -> None:  # type: ignore[no-untyped-def]
+    """No rule is removed and then added again as a lineage of its own (the
+    issue's measure): 115.1e was, in 2020-06-01, before keyword names in common
+    made two wordings one rule's."""
+    _, out = bundled
+    assert restarts(Dataset.load(out)) == []
+
+
+def test_a_restart_is_the_same_rule_removed_and_added_again(tmp_path: Path) -> None:
+    """What ``restarts`` counts, on a history made for it: a wording removed and
+    added again under its number, not a rule about another keyword worded alike."""
+    out = tmp_path / "out"
+    out.mkdir()
+    releases = ["cr-2001-01-01", "cr-2002-01-01", "cr-2003-01-01"]
+    _write(out / "sources.csv", ["source_id", "effective_date", "format"],
+           [[sid, sid[3:], "cr_document"] for sid in releases])
+    _write(out / "renumber_map.csv", ["source_id", "number_as_written", "title", "canonical_number", "lineage_id"],
+           [[sid, "702.5", "Flying", "", ""] for sid in releases] + [[sid, "702.6", "Banding", "", ""]
+                                                                        for sid in releases])
+    history = [
+        ["a", "cr-2001-01-01", "702.5b", "added", "Multiple instances of flying are redundant."],
+        ["a", "cr-2002-01-01", "", "removed", ""],
+        ["b", "cr-2003-01-01", "702.5b", "added", "Multiple instances of flying are redundant!"],
+        ["c", "cr-2001-01-01", "702.6b", "added", "Multiple instances of banding are redundant."],
+        ["c", "cr-2002-01-01", "", "removed", ""],
+        ["d", "cr-2002-01-01", "702.6b", "added", "Multiple instances of flying are redundant."],
+    ]
+    _write(out / "rule_history.csv", ["lineage_id", "source_id", "effective_date", "number_as_written", "change",
+                                      "text"], [[lid, sid, sid[3:], n, change, text]
+                                                for lid, sid, n, change, text in history])
+    _write(out / "lineages.csv", ["lineage_id", "canonical_number", "ended", "ended_in"],
+           [["a", "", "removed", "cr-2002-01-01"], ["b", "702.5b", "", ""], ["c", "", "removed", "cr-2002-01-01"],
+            ["d", "702.6b", "", ""]])
+    found = restarts(Dataset.load(out))
+    # a restarts as b (and as d, worded as it was); c about banding is not d about flying.
+    assert [(r.ended, r.started) for r in found] == [("a", "b"), ("a", "d")]
+
+
+def _write(path: Path, columns: list[str], rows: list[list[str]]) -> None:
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(columns)
+        writer.writerows(rows)
+
+
 def test_every_rule_of_every_release_has_one_lineage(table) -> None:  # type: ignore[no-untyped-def]
     sources = table("sources")
     releases = set(sources[(sources.format == "cr_document") & (sources.effective_date != "")].source_id)
@@ -212,6 +257,9 @@ def test_lineages_table_is_consistent(table) -> None:  # type: ignore[no-untyped
     ("cr-2016-04-08", "711.8a", "712.14a"),  # not its neighbour 712.14b
     ("cr-2004-10-01", "502.32a", "702.42a"),  # Entwine
     ("cr-2011-06-17", "702.87a", "702.89a"),  # Totem armor, now Umbra armor
+    # In 2020-06-01 it named other keywords as examples ("equip and modular", not
+    # "equip and provoke"): the same rule, not two about different keywords.
+    ("cr-2020-01-24", "115.1e", "115.1e"),
 ])
 def test_issue_cases(source: str, number: str, current: str, data: Dataset) -> None:
     assert data.lineages[data.find(number, source=source)]["canonical_number"] == current
