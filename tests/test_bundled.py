@@ -17,8 +17,8 @@ SEEDS = sorted(RAW.glob("0*.txt"))
 VERSIONS = sorted(RAW.glob("cr-*.txt"))
 
 # An independent count of rule lines: a number with a part after the dot, or a
-# three-digit number followed by a sentence; not a title; not the wrapped tail
-# of the line before (hard-wrapped 2003 text).
+# three-digit number followed by a sentence; not a title (nor a bracketed
+# placeholder); not the wrapped tail of the line before (hard-wrapped 2003 text).
 _NUMBERED = re.compile(r"^\s*(\d{3}(?:\.(?: ?\d+[a-z]{0,2}|[a-z]))?)\.?(\s+|(?=[A-Z\"“]))(.*)$")
 
 
@@ -33,7 +33,9 @@ def count_rule_lines(text: str) -> Counter[str]:
         if prev.strip() and prev.endswith((" ", "-", "\u2014")):
             continue
         number, rest = m.group(1), re.sub(r"\.{4,}\s*\d+$", "", m.group(3).strip())
-        is_title = len(rest) <= 70 and not rest.rstrip("”\"’)").endswith((".", ":", ";", ","))
+        # A section kept empty ("211. [This section has been intentionally left blank ...]") is a title.
+        is_title = (len(rest) <= 70 and not rest.rstrip("”\"’)").endswith((".", ":", ";", ","))) or (
+            rest.startswith("[") and rest.endswith("]"))
         has_sub = bool(re.search(r"\.\s?\d|\.[a-z]", number))
         if has_sub and (not is_title or re.search(r"[a-z]$", number)) or (not has_sub and not is_title and rest):
             found[number] += 1

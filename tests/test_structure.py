@@ -182,3 +182,18 @@ def test_entries_printed_without_a_blank_line_between_them() -> None:
                       "See rule 702.139, “Companion.”"),
         ("Concede", "To quit the game."),
     ]
+
+
+def test_a_section_left_blank_is_a_section_not_a_rule(originals) -> None:  # type: ignore[no-untyped-def]
+    """2008-2009 keep 211 empty so that the numbers after it stay: "211. [This
+    section has been intentionally left blank ...]" is too long for a title, but
+    a section all the same, with no rule in it."""
+    text, _ = originals["cr-2008-02-01"]
+    lines = parse(text)
+    elements = assemble("cr-2008-02-01", lines, layout(lines))
+    blank = [el for el in elements if el.number_as_written == "211"]
+    assert [(el.kind, el.body) for el in blank] == [
+        ("section", "[This section has been intentionally left blank to preserve the ordering of other rules.]")]
+    after = [el for el in elements if el.number_as_written == "212"]
+    assert [el.kind for el in after] == ["section"]
+    assert not [el for el in elements if el.kind == "rule" and el.number_as_written.startswith("211")]
