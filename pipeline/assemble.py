@@ -363,8 +363,11 @@ def _chapter(st: _State, line: Line) -> None:
 
 def _section(st: _State, line: Line) -> None:
     m = numbers.SECTION_AT_START.match(line.text)
-    if m and _SENTENCE_INSIDE.search(line.text[m.end():].strip()):
-        _rule(st, line)  # a title holds no sentence: a rule cut by a hard wrap
+    # A title holds no sentence: a rule cut by a hard wrap. (A "?" it opens with
+    # is a symbol that a single-byte save could not keep: "702.186. ∞ (Infinity)"
+    # in cp1252 is "702.186. ? (Infinity)".)
+    if m and _SENTENCE_INSIDE.search(line.text[m.end():].strip().lstrip("?")):
+        _rule(st, line)
         return
     outer = "." not in (m.group(1) if m else "")
     st.enclosing = (st.section, st.outer)

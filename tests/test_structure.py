@@ -197,3 +197,13 @@ def test_a_section_left_blank_is_a_section_not_a_rule(originals) -> None:  # typ
     after = [el for el in elements if el.number_as_written == "212"]
     assert [el.kind for el in after] == ["section"]
     assert not [el for el in elements if el.kind == "rule" and el.number_as_written.startswith("211")]
+
+
+def test_a_title_whose_symbol_a_code_page_lost_is_still_a_title(originals) -> None:  # type: ignore[no-untyped-def]
+    """Saved in cp1252, 2026's "702.186. ∞ (Infinity)" reads "702.186. ? (Infinity)":
+    still the section's title, not a rule (the "?" is no end of a sentence)."""
+    text, _ = originals["cr-2026-08-07"]
+    saved = text.encode("cp1252", errors="replace").decode("cp1252")
+    lines = parse(saved)
+    infinity = [el for el in assemble("cp1252", lines, layout(lines)) if el.number_as_written == "702.186"]
+    assert [(el.kind, el.body) for el in infinity] == [("section", "? (Infinity)")]
