@@ -41,7 +41,7 @@ from pipeline.publish import Busy, ForeignOutput, Overlap, check_folders
 from pipeline.run import Settings, build
 from pipeline.site import build_site
 from pipeline.sitedata import SiteError
-from pipeline.trace import TraceError, describe_resolved, resolve, resolve_text, trace, trace_json
+from pipeline.trace import TraceError, checked_date, describe_resolved, resolve, resolve_text, trace, trace_json
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
 EXIT_SHRINK, EXIT_NOT_OURS, EXIT_INTERRUPTED, EXIT_TERMINATED = 65, 73, 130, 143
@@ -258,9 +258,21 @@ def vocabulary(raw: Path) -> None:
 _OUT = click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
                     show_default=True, help="Folder of a published run.")
 _SOURCE = click.option("--source", default="", help="The number as this source (a source id) wrote it.")
-_AS_OF = click.option("--as-of", default="", metavar="YYYY-MM-DD",
+def _date_option(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        return checked_date(value) if value else value
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+_AS_OF = click.option("--as-of", default="", metavar="YYYY-MM-DD", callback=_date_option,
                       help="The number as the release in effect on this date wrote it.")
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
+def _one_of(source: str, as_of: str) -> None:
+    if source and as_of:
+        raise click.UsageError("give --source ID or --as-of YYYY-MM-DD, not both")
 
 
 @main.command("trace")
@@ -273,6 +285,7 @@ def trace_command(number: str, out: Path, source: str, as_of: str, as_json: bool
     """Print the life of rule NUMBER: each version, its number then, how its
     wording changed (a word diff), and where it ended if it did. NUMBER is a
     current number, or an old one with --source or --as-of, or a section."""
+    _one_of(source, as_of)
     with _reading(out):
         if as_json:
             click.echo(json.dumps(trace_json(out, number, source, as_of), ensure_ascii=False, indent=1))
@@ -296,10 +309,13 @@ def resolve_command(number: str | None, text_file: Any, out: Path, source: str, 
     status (same, moved, edited, moved+edited, split, merged, removed), the
     release where that happened, and its chain of numbers. With --file, every
     citation in a text; exit 0 when all are current, 3 when some are not."""
-    if bool(number) == bool(text_file):
+    if number and text_file:
         raise click.UsageError("give a NUMBER or --file, not both")
-    if bool(source) == bool(as_of):
+    if not number and not text_file:
+        raise click.UsageError("give a NUMBER (e.g. \"CR 502.32a\") or --file")
+    if not source and not as_of:
         raise click.UsageError("say where the number comes from: --source ID or --as-of YYYY-MM-DD")
+    _one_of(source, as_of)
     with _reading(out):
         if number:
             found = resolve(out, number, source, as_of)

@@ -9,8 +9,10 @@ Everything here reads ``out/`` (``lineages.csv``, ``rule_history.csv``,
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import date
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,30 @@ from pipeline.lineage import change_of
 
 class TraceError(LookupError):
     """The number cannot be found (or not told apart) in the published dataset."""
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def checked_date(text: str) -> str:
+    """``text`` if it is a real date written YYYY-MM-DD, else ValueError (a date
+    is compared as text with the releases' dates: "2005-1-1" or "20050101" would
+    pick another release than the one meant).
+
+    >>> checked_date("2004-10-01")
+    '2004-10-01'
+    >>> checked_date("2005-02-30")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a date: '2005-02-30' (give YYYY-MM-DD, e.g. 2004-10-01)
+    """
+    try:
+        if _ISO_DATE.fullmatch(text):
+            date.fromisoformat(text)
+            return text
+    except ValueError:
+        pass
+    raise ValueError(f"not a date: {text!r} (give YYYY-MM-DD, e.g. 2004-10-01)")
 
 
 def word_diff(old: str, new: str) -> str:
@@ -97,6 +123,10 @@ class Dataset:
 
     def release_on(self, as_of: str) -> str:
         """The newest official release in effect on a date (YYYY-MM-DD)."""
+        try:
+            checked_date(as_of)
+        except ValueError as exc:
+            raise TraceError(str(exc)) from None
         before = [s for s in self.releases if self.sources[s]["effective_date"] <= as_of]
         if not before:
             first = self.releases[0] if self.releases else "none"

@@ -813,6 +813,32 @@ def test_cli_trace_and_resolve(bundled) -> None:  # type: ignore[no-untyped-def]
     assert result.exit_code == 0 and "Totem Armor" in result.output and "Umbra Armor" in result.output
 
 
+@pytest.mark.parametrize("as_of", ["20050101", "2005-1-1", "2005-13-45", "2005-02-30", "yesterday"])
+def test_a_date_that_is_not_yyyy_mm_dd_is_a_usage_error(bundled, as_of: str) -> None:  # type: ignore[no-untyped-def]
+    """Dates are compared with the releases' as text: "2005-1-1" had picked
+    cr-2005-02-01 and "20050101" cr-2005-10-01, each with exit 0."""
+    out = str(bundled[1])
+    for command in (["resolve", "502.32a"], ["trace", "502.32a"]):
+        result = CliRunner().invoke(main, [*command, "--as-of", as_of, "--out", out])
+        assert result.exit_code == 2 and f"not a date: {as_of!r}" in result.output, result.output
+    result = CliRunner().invoke(main, ["diff", as_of, "2026-09-01", "--out", out])
+    assert result.exit_code == 1, result.output
+    assert "not a date" in result.output or "give a source id or a YYYY-MM-DD date" in result.output
+
+
+def test_resolve_and_trace_say_what_is_wrong_with_their_arguments(bundled) -> None:  # type: ignore[no-untyped-def]
+    out = str(bundled[1])
+    runner = CliRunner()
+    result = runner.invoke(main, ["resolve", "--out", out])
+    assert result.exit_code == 2 and "give a NUMBER" in result.output and "not both" not in result.output
+    result = runner.invoke(main, ["resolve", "502.32a", "--source", "cr-2004-10-01", "--as-of", "2010-01-01",
+                                  "--out", out])
+    assert result.exit_code == 2 and "not both" in result.output
+    result = runner.invoke(main, ["trace", "702.42a", "--source", "cr-2004-10-01", "--as-of", "2005-01-01",
+                                  "--out", out])
+    assert result.exit_code == 2 and "not both" in result.output
+
+
 def test_cli_resolve_file(bundled, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     article = tmp_path / "article.txt"
     article.write_text("Entwine (CR 502.32a) lets you choose all modes.\nSee also rule 100.1.\n", encoding="utf-8")
