@@ -33,6 +33,7 @@ from pipeline import __version__
 from pipeline.clean import word_counts
 from pipeline.database import SearchError
 from pipeline.database import search as search_db
+from pipeline.dataset import DatasetError, check_hash, descriptor
 from pipeline.diff import describe as describe_diff
 from pipeline.diff import diff
 from pipeline.job import Shrinking, run_job
@@ -105,8 +106,9 @@ _LINEAGE_TABLES = {
 
 @contextmanager
 def _reading(out: Path) -> Iterator[None]:
-    """Check the lineage tables of ``out`` are there with their header, then turn a
-    lookup that fails, or a table damaged further down, into one line."""
+    """Check the lineage tables of ``out`` are there, with their header and the
+    sha256 they were published with, then turn a lookup that fails, or a table
+    damaged further down, into one line."""
     for name, columns in _LINEAGE_TABLES.items():
         path = out / name
         _published(path)
@@ -118,6 +120,14 @@ def _reading(out: Path) -> Iterator[None]:
         missing = [c for c in columns if c not in header]
         if missing:
             raise _damaged(path, KeyError(missing[0]))
+    # A table cut short or edited since it was published reads as well as a
+    # whole one: its sha256 in datapackage.json tells them apart.
+    try:
+        listed = {str(r.get("path", "")): r for r in descriptor(out)["resources"]}
+        for name in _LINEAGE_TABLES:
+            check_hash(out / name, listed.get(name, {}))
+    except DatasetError as exc:
+        raise click.ClickException(str(exc)) from None
     try:
         yield
     except TraceError as exc:
