@@ -392,11 +392,14 @@ def _demote_section(st: _State) -> None:
 # A section kept empty so that the numbers after it stay as they were: "211.
 # [This section has been intentionally left blank to preserve the ordering of
 # other rules.]" (2008-2009). Too long for a title, it is a section all the same.
-_PLACEHOLDER = re.compile(r"[ \t]*\d{3}\.[ \t]+\[[^\]\n]*\][ \t]*$")
+def _placeholder(text: str) -> bool:
+    m = numbers.SECTION_AT_START.match(text) if "[" in text else None
+    rest = text[m.end():].strip() if m else ""
+    return rest.startswith("[") and rest.endswith("]")
 
 
 def _rule(st: _State, line: Line) -> None:
-    if _PLACEHOLDER.match(line.text):
+    if _placeholder(line.text):
         _section(st, line._replace(kind="SECTION"))
         return
     el = _emit(st, line, "rule", numbers.RULE_AT_START, _rule_parent(st, line))
