@@ -37,7 +37,9 @@ MIN_VOTE_SCORE = 80.0
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "_": ""})
 _NUMBERS = numbers.IN_TEXT
-_DASH = re.compile(r"(?<=#) ?- ?")
+# The end of a range after a masked number ("601.2e-g", "601.2e - g"): the
+# letters of the last rule it names, which renumbering changes as it does the first.
+_RANGE_END = re.compile(r"(?<=#) ?- ?[a-z]{1,2}\b")
 SEE_RULE = re.compile(rf"See rule ({numbers.SECTION_NUMBER})")
 
 
@@ -58,12 +60,13 @@ def folded(text: str) -> str:
 
 def masked(text: str) -> str:
     """Wording with rule numbers masked, so a renumbered cross-reference is no
-    edit (nor is the spacing of a range: ``601.2e-g``, ``601.2e - g``).
+    edit, the end of a range included (``601.2e-g`` is ``601.2f-h`` renumbered:
+    2015-07-17 renumbered twenty such references).
 
     >>> masked("rules 601.2e - g and 409.1f-h")
-    'rules #-g and #-h'
+    'rules # and #'
     """
-    return _DASH.sub("-", _NUMBERS.sub("#", text))
+    return _RANGE_END.sub("", _NUMBERS.sub("#", text))
 
 
 @dataclass
