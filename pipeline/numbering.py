@@ -91,7 +91,7 @@ def number(
         if k in in_chain:
             els, rows = _release(src, els, lines, newest)
             attached[src.source_id] = src.source_id
-        elif src.status == "ok" and chain:
+        elif src.status != "quarantined" and chain:
             if not pair_sets:
                 pair_sets = [(rel.source_id, lineage.rule_pairs(rel_els)) for rel, rel_els in releases]
             target = _attach_to(src, els, releases, pair_sets)

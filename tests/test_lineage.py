@@ -26,7 +26,7 @@ from pipeline.lineage_report import HELDOUT_KEY, STEP_KEY, judge, judge_step, re
 from pipeline.numbers import sort_key
 from pipeline.records import Element, Source
 from pipeline.run import Settings, read_source
-from pipeline.trace import Dataset, resolve
+from pipeline.trace import Dataset, _read, resolve
 from tests.conftest import DATA, RAW
 
 KEY = read_key()
@@ -751,6 +751,28 @@ def test_a_partial_copy_never_ends_a_lineage(tmp_path: Path) -> None:
     assert not [lid for lid, r in data.lineages.items() if r["ended_in"] == "cr-2011-09-30__pit142857"]
     assert data.sources["cr-2011-09-30__pit142857"]["numbering_like"] in ("cr-2011-06-17", "cr-2016-08-26")
     assert data.lineages[data.find("702.87a", source="cr-2011-09-30__pit142857")]["canonical_number"] == "702.88a"
+
+
+def test_a_suspect_half_release_is_mapped_through_the_release_it_matches(tmp_path: Path) -> None:
+    """Half of a release fails the rule-count check (suspect, exit 3), but what
+    it holds is rules of a release: mapped through it, not left unmapped with
+    the reason "no official release in the run" (there were two)."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    for name in ("cr-2011-06-17.txt", "cr-2016-08-26.txt"):
+        shutil.copy(RAW / name, raw / name)
+    data = (RAW / "cr-2016-08-26.txt").read_bytes()
+    (raw / "half.txt").write_bytes(data[:len(data) // 4 * 2])  # UTF-16: whole code units
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["ingest", "-q", "--raw", str(raw), "--out", str(out)])
+    assert result.exit_code == 3, result.output
+    data_out = Dataset.load(out)
+    assert data_out.sources["half"]["status"] == "suspect"
+    assert data_out.sources["half"]["numbering_like"] == "cr-2016-08-26"
+    rows = [r for r in _read(out, "renumber_map") if r["source_id"] == "half" and not r["title"]]
+    assert rows and not [r for r in rows if r["method"] == "unmapped" and "no official release" in r["reason"]]
+    assert sum(r["method"] == "same" for r in rows) > 0.9 * len(rows)
+    assert not [lid for lid, r in data_out.lineages.items() if r["ended_in"] == "half"]
 
 
 def test_adding_a_release_aligns_only_the_new_pair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
