@@ -33,6 +33,7 @@ _AT_FDCWD = -100
 
 
 MARKER = ".rules-pipeline"
+SITE_MARKER = ".rules-site"  # what `site` leaves in the folder it writes
 _MARKER_HEAD = "rules-pipeline output folder"
 _SQLITE_SIDE_FILES = ("-journal", "-wal", "-shm")  # what SQLite leaves beside a database it opened
 
@@ -132,6 +133,13 @@ def check_folders(raw: Path, out: Path, cache: Path | None = None) -> None:
             raise Overlap(f"--cache-dir {cache} is inside --out {out}: publishing would delete it")
     if (raw / MARKER).is_file() or ((raw / "run.json").is_file() and owned_names(raw) is not None):
         raise Overlap(f"--raw {raw} is a folder this pipeline published: outputs are never read as inputs")
+    # A dataset or a site written somewhere inside it (`site --dest raw/site`):
+    # its pages would be read as thousands of web-page dumps.
+    for dirpath, _, filenames in os.walk(raw):
+        for marker, what in ((MARKER, "a dataset this pipeline published"), (SITE_MARKER, "a site `site` wrote")):
+            if marker in filenames and Path(dirpath) != raw:
+                raise Overlap(f"--raw {raw} holds {what} in {dirpath}: outputs are never read as inputs; "
+                              "move it out of --raw")
 
 
 @contextmanager

@@ -26,9 +26,10 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from pipeline import sitepages
+from pipeline.publish import SITE_MARKER
 from pipeline.sitedata import SiteError, load
 
-MARKER = ".rules-site"
+MARKER = SITE_MARKER
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 

@@ -181,6 +181,22 @@ def test_a_published_folder_is_never_read_as_input(published: Path, tmp_path: Pa
     assert "is a folder this pipeline published" in _one_line_error(output)
 
 
+def test_a_dataset_or_site_inside_raw_is_never_read_as_input(published: Path, small_raw: Path,
+                                                             tmp_path: Path) -> None:
+    """`site --dest raw/site` writes thousands of pages that the next ingest would
+    read as web-page dumps; a dataset copied under raw/ likewise."""
+    from pipeline.site import build_site
+
+    build_site(published, small_raw / "site")
+    code, output = _ingest(small_raw, tmp_path / "new")
+    assert code == 2 and "holds a site `site` wrote in" in _one_line_error(output)
+    shutil.rmtree(small_raw / "site")
+    shutil.copytree(published, small_raw / "old" / "out")
+    code, output = _ingest(small_raw, tmp_path / "new")
+    assert code == 2 and "holds a dataset this pipeline published in" in _one_line_error(output)
+    assert not (tmp_path / "new").exists()
+
+
 def test_out_inside_raw_run_twice_never_ingests_its_outputs(small_raw: Path) -> None:
     before = _tree(small_raw)
     for _ in range(2):
