@@ -221,3 +221,30 @@ def test_readme_points_at_the_contract_in_docs() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
     assert "docs/CONTRACT.md" in readme
     assert "CONTRACT.md" not in readme.replace("docs/CONTRACT.md", "")
+
+
+def test_the_readme_shows_real_rows_and_counts(bundled, loaded: pipeline.Tables) -> None:  # type: ignore[no-untyped-def]
+    """The rows and counts the README quotes are those the bundled data publishes
+    (its renumber_map example had lost a column and a method, and its counts
+    were two rounds old)."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    block = readme.split("A few real rows:", 1)[1].split("```", 2)[1]
+    for part in re.split(r"^# ", block, flags=re.M)[1:]:
+        name, *rows = [line for line in part.splitlines() if line.strip()]
+        published = (bundled[1] / name.strip()).read_text("utf-8").splitlines()
+        for row in rows:
+            pieces = [p for p in re.split(r"\.\.\.|…", row) if p]
+            found = [line for line in published if _in_order(pieces, line)]
+            assert found, f"{name}: no published row reads {row!r}"
+    shown = re.search(r"^(Tables\('out'; .*?), \.\.\.\)$", readme, re.M)
+    assert shown and repr(loaded).replace(f"{loaded.out}", "out").startswith(shown.group(1))
+
+
+def _in_order(pieces: list[str], line: str) -> bool:
+    at = 0
+    for k, piece in enumerate(pieces):
+        found = line.find(piece, at) if k else (0 if line.startswith(piece) else -1)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return True
