@@ -199,21 +199,52 @@ def _is_section(data: Dataset, number: str, source: str, as_of: str) -> bool:
     if n[-1:].isalpha() or any(r["canonical_number"] == n for r in data.lineages.values()):
         return False
     where = data.release_on(as_of) if as_of else source or (data.releases[-1] if data.releases else "")
-    return (where, n) in data.sections
+    if (where, n) in data.sections:
+        return True
+    if not source and not as_of and not any(n == written for _, written in data.numbers):
+        older = [sid for sid in data.releases if (sid, n) in data.sections]
+        if older:
+            raise TraceError(f"{n} is a section of older releases ({older[0]} to {older[-1]}), not of the newest: "
+                             "say which with --source ID or --as-of YYYY-MM-DD")
+    return False
 
 
-def _trace_section(data: Dataset, number: str, source: str, as_of: str) -> Iterator[str]:
+def _section_versions(data: Dataset, number: str, source: str, as_of: str
+                      ) -> tuple[str, str, dict[str, str], list[dict[str, str]]]:
+    """(number, the release it is read in, its renumber_map row, the rows of the
+    releases that have the section it is now, in date order)."""
     n = cited_number(number)
     where = data.release_on(as_of) if as_of else source or data.releases[-1]
     row = data.sections[where, n]
     current = row["canonical_number"]
+    versions = [r for sid in data.releases for (s, _), r in data.sections.items()
+                if s == sid and current and r["canonical_number"] == current]
+    return n, where, row, versions
+
+
+def _trace_section(data: Dataset, number: str, source: str, as_of: str) -> Iterator[str]:
+    n, where, row, versions = _section_versions(data, number, source, as_of)
+    current = row["canonical_number"]
     yield f"Section {n} of {where} ({row['title']}): now {current or 'no section of the newest release'}"
-    if not current:
-        return
-    for sid in data.releases:
-        for (s, written), r in data.sections.items():
-            if s == sid and r["canonical_number"] == current:
-                yield f"{data.sources[sid]['effective_date']:<10}  {sid:<28} {written:<10} {r['title']}"
+    for r in versions:
+        sid = r["source_id"]
+        yield f"{data.sources[sid]['effective_date']:<10}  {sid:<28} {normalise_number(r['number_as_written']):<10} " \
+              f"{r['title']}"
+
+
+def _resolved_section(data: Dataset, number: str, source: str, as_of: str) -> dict[str, Any]:
+    n, where, row, versions = _section_versions(data, number, source, as_of)
+    current = row["canonical_number"] or None
+    chain, last = [], ""
+    for r in versions:
+        written = normalise_number(r["number_as_written"])
+        if written != last:
+            chain.append({"source_id": r["source_id"], "effective_date": data.sources[r["source_id"]]["effective_date"],
+                          "number": written})
+            last = written
+    return {"cited": n, "source_id": where, "lineage_id": None, "current": current,
+            "status": "removed" if current is None else "same" if current == n else "moved",
+            "changed_in": None, "merged_into": None, "chain": chain}
 
 
 def resolve(out: Path, number: str, source: str = "", as_of: str = "") -> dict[str, Any]:
@@ -225,6 +256,8 @@ def resolve(out: Path, number: str, source: str = "", as_of: str = "") -> dict[s
     (for ``moved``/``edited``, the last release that changed it).
     """
     data = Dataset.load(out)
+    if _is_section(data, number, source, as_of):
+        return _resolved_section(data, number, source, as_of)
     lid = data.find(number, source, as_of)
     return _resolved(data, lid, cited_number(number), source or (data.release_on(as_of) if as_of else ""))
 
@@ -302,7 +335,12 @@ def resolve_text(out: Path, text: str, source: str = "", as_of: str = "") -> lis
 
 
 def trace_json(out: Path, number: str, source: str = "", as_of: str = "") -> dict[str, Any]:
-    """The lineage of a rule as one JSON-ready object: the lineage row and its history rows."""
+    """The lineage of a rule as one JSON-ready object: the lineage row and its
+    history rows (a section: its renumber_map row, and those of the releases
+    that have the section it is now)."""
     data = Dataset.load(out)
+    if _is_section(data, number, source, as_of):
+        _, _, row, versions = _section_versions(data, number, source, as_of)
+        return {"section": row, "history": versions}
     lid = data.find(number, source, as_of)
     return {"lineage": data.lineages[lid], "history": data.history.get(lid, [])}

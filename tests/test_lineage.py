@@ -848,6 +848,25 @@ def test_a_date_that_is_not_yyyy_mm_dd_is_a_usage_error(bundled, as_of: str) -> 
     assert "not a date" in result.output or "give a source id or a YYYY-MM-DD date" in result.output
 
 
+def test_sections_are_traced_and_resolved_as_text_and_json(bundled) -> None:  # type: ignore[no-untyped-def]
+    """A section number works wherever a rule number does: trace --json and
+    resolve had taken it for a rule ("no rule 702.42 in any source")."""
+    out = str(bundled[1])
+    runner = CliRunner()
+    result = runner.invoke(main, ["trace", "702.42", "--json", "--out", out])
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)
+    assert found["section"]["title"] == "Entwine" and found["history"][0]["number_as_written"] == "502.32"
+    result = runner.invoke(main, ["resolve", "502.14", "--as-of", "2005-01-01", "--out", out, "--json"])
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)
+    assert (found["current"], found["status"]) == ("702.20", "moved")  # Vigilance
+    assert [c["number"] for c in found["chain"]][:2] == ["502.14", "702.18"]
+    result = runner.invoke(main, ["trace", "502.14", "--out", out])  # no longer a section number
+    assert result.exit_code == 1 and "is a section of older releases" in result.output
+    assert "--as-of" in result.output
+
+
 def test_resolve_and_trace_say_what_is_wrong_with_their_arguments(bundled) -> None:  # type: ignore[no-untyped-def]
     out = str(bundled[1])
     runner = CliRunner()
