@@ -278,14 +278,17 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
 
     A quarantined source is listed as quarantined (with its reason), never as
     added or changed; one that was quarantined before and is ingested now is added.
+    A suspect source (read, but a self-check failed) is added or changed like any
+    other, and listed as suspect with its reason.
     """
     old_all = {r["source_id"]: r for r in _read_csv(old / "sources.csv", "source_id", "sha256", "status")}
-    old_sources = {k: r["sha256"] for k, r in old_all.items() if r["status"] == "ok"}
-    new_sources = {s.source_id: s.sha256 for s in corpus.sources if s.status == "ok"}
-    old_quarantined = {k: r["sha256"] for k, r in old_all.items() if r["status"] != "ok"}
-    quarantined = [s.error for s in corpus.sources
-                   if s.status != "ok" and old_quarantined.get(s.source_id) != s.sha256]
-    still = sum(1 for s in corpus.sources if s.status != "ok") - len(quarantined)
+    old_sources = {k: r["sha256"] for k, r in old_all.items() if r["status"] != "quarantined"}
+    new_sources = {s.source_id: s.sha256 for s in corpus.sources if s.status != "quarantined"}
+    old_flagged = {k: (r["status"], r["sha256"]) for k, r in old_all.items() if r["status"] != "ok"}
+    newly = [s for s in corpus.sources if s.status != "ok" and old_flagged.get(s.source_id) != (s.status, s.sha256)]
+    quarantined = [s.error for s in newly if s.status == "quarantined"]
+    suspect = [s.error for s in newly if s.status == "suspect"]
+    still = sum(1 for s in corpus.sources if s.status != "ok") - len(newly)
     old_rules = _read_csv(old / "rules.csv", "number", "text")
     new_rules = _read_csv(new / "rules.csv", "number", "text")
     # Rules are matched by lineage (by number against a dataset published before
@@ -322,6 +325,7 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
     section = [
         ("Sources added", sorted(set(new_sources) - set(old_sources))),
         ("Sources quarantined", quarantined),
+        ("Sources suspect (read, but a self-check failed)", suspect),
         ("Sources removed", sorted(set(old_all) - {s.source_id for s in corpus.sources})),
         ("Sources changed", sorted(k for k in set(new_sources) & set(old_sources) if new_sources[k] != old_sources[k])),
         ("Rules added", added), ("Rules edited", edited), ("Rules moved", moved), ("Rules removed", removed),
@@ -330,7 +334,7 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
     if not first and not any(items for _, items in section):
         lines.append("No changes to sources or rules since the previous run.")
     if still:
-        lines += [f"{still} source{'s' if still > 1 else ''} still quarantined, as in the previous run "
+        lines += [f"{still} source{'s' if still > 1 else ''} still quarantined or suspect, as in the previous run "
                   "(`status` and `error` in sources.csv).", ""]
     for title, items in section:
         if items and (not first or title.startswith("Sources")):

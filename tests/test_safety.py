@@ -538,11 +538,23 @@ def test_changes_lists_quarantined_sources_as_quarantined(published: Path, small
     assert _ingest(small_raw, published)[0] == 3
     changes = (published / "changes.md").read_text("utf-8")
     assert "## Sources added (1)\n\n- another\n" in changes and "## Sources quarantined" not in changes
-    assert "1 source still quarantined, as in the previous run" in changes
+    assert "1 source still quarantined or suspect, as in the previous run" in changes
     (small_raw / "scan.txt").write_text("Q: Is it text now?\nA: Yes.\n", encoding="utf-8")
     assert _ingest(small_raw, published)[0] == 0
     changes = (published / "changes.md").read_text("utf-8")
     assert "## Sources added (1)\n\n- scan\n" in changes and "quarantined" not in changes
+
+
+def test_changes_lists_a_suspect_source_as_added_and_suspect(published: Path, small_raw: Path) -> None:
+    """Half of a release is read (and mapped) but fails a self-check: it is added,
+    and listed as suspect with its reason, not under "Sources quarantined"."""
+    data = (RAW / "cr-2026-08-07.txt").read_bytes()
+    (small_raw / "half.txt").write_bytes(data[:data.rindex(b"\n", 0, len(data) // 2) + 1])
+    assert _ingest(small_raw, published)[0] == 3
+    changes = (published / "changes.md").read_text("utf-8")
+    assert "## Sources added (1)\n\n- half\n" in changes
+    assert "## Sources suspect (read, but a self-check failed) (1)\n\n- half.txt: " in changes
+    assert "## Sources quarantined" not in changes
 
 
 def test_first_run_with_a_quarantined_source(small_raw: Path, tmp_path: Path) -> None:
