@@ -34,6 +34,8 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
     """The changes from source ``old`` to source ``new`` (ids or dates)."""
     data = Dataset.load(out)
     old, new = _source(data, old), _source(data, new)
+    if section and not any((sid, section) in data.sections for sid in (old, new)):
+        raise TraceError(f"no section {section} in {old} or {new} (a section is a number such as 702.42)")
     date_new = data.sources[new]["effective_date"]
     date_old = data.sources[old]["effective_date"]
     changes: list[dict[str, Any]] = []

@@ -947,6 +947,9 @@ def test_diff_any_two_releases_matches_through_lineages(bundled) -> None:  # typ
     assert text.exit_code == 0
     assert text.output.splitlines()[0].startswith("cr-2013-05-01 -> cr-2016-08-26: ")
     assert "moved         702.87a -> 702.88a" in text.output
+    # A section neither release has is no section, not "no changes".
+    text = CliRunner().invoke(main, ["diff", "cr-2013-05-01", "cr-2016-08-26", "--section", "999", "--out", out])
+    assert text.exit_code == 1 and "no section 999 in cr-2013-05-01 or cr-2016-08-26" in text.output
 
 
 def test_diff_folds_renumbered_cross_references(bundled) -> None:  # type: ignore[no-untyped-def]
