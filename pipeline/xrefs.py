@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from pipeline import numbers
 from pipeline.numbers import RULE_NUMBER, normalise, parts
 
 _REF = rf"{RULE_NUMBER}(?:\s?[-–—]\s?(?:{RULE_NUMBER}|[a-z]{{1,2}}\b))?"
@@ -62,12 +61,18 @@ def find(text: str) -> list[tuple[str, str]]:
     return out
 
 
+# A number anywhere in a text, with the end of a range after it if there is one.
+_CITED = re.compile(rf"(?<![\w.])({RULE_NUMBER})(?:\s?[-–—]\s?({RULE_NUMBER}|[a-z]{{1,2}}\b))?(?![\w])")
+
+
 def citations(text: str) -> list[str]:
     """Rule numbers cited anywhere in a text, in order, each once: ``CR 502.32a``,
-    ``(see 409.1)``, ranges by their first number.
+    ``(see 409.1)``, ranges expanded.
 
     >>> citations("CR 502.32a says so; see also rule 409.1 and 502.32a.")
     ['502.32a', '409.1']
+    >>> citations("rules 409.1f-h, and 502.32a–b")
+    ['409.1f', '409.1g', '409.1h', '502.32a', '502.32b']
     """
-    found = (numbers.normalise(m.group(0)) for m in numbers.IN_TEXT.finditer(text))
+    found = (n for m in _CITED.finditer(text) for n in expand(m.group(1), m.group(2)))
     return list(dict.fromkeys(n for n in found if "." in n))

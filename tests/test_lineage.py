@@ -905,6 +905,12 @@ def test_cli_resolve_file(bundled, tmp_path: Path) -> None:  # type: ignore[no-u
     lines = result.output.splitlines()
     assert lines[0].startswith("line 1: 502.32a (cr-2004-10-01) -> 702.42a")
     assert lines[1].startswith("line 2: 100.1 (cr-2004-10-01) -> 100.1")
+    # A range cites every rule in it (only its first had been resolved).
+    article.write_text("See rules 409.1f-h.\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["resolve", "--file", str(article), "--as-of", "2004-12-01", "--json",
+                                       "--out", str(bundled[1])])
+    assert [(r["cited"], r["current"]) for r in json.loads(result.output)] == [
+        ("409.1f", "601.2f"), ("409.1g", "601.2g"), ("409.1h", "601.2h")]
 
 
 def test_releases_are_chained_by_date_whatever_their_order() -> None:
