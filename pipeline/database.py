@@ -19,7 +19,7 @@ import re
 import signal
 import sqlite3
 import urllib.parse
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,25 +39,40 @@ def _create(table: Table) -> str:
     return f'CREATE TABLE "{table.name}" ({", ".join(cols)})'
 
 
-def build_aside(tables: Mapping[str, Iterable[Row]], path: Path, reference: str) -> Callable[[], str]:
-    """Start ``build`` in a forked process (which shares ``tables`` without copying);
-    returns the function that waits for it, raises if it failed, and returns the
-    file's sha256 (hashed by that process too)."""
-    ctx = multiprocessing.get_context("fork")
-    reader, writer = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_build_child, args=(tables, path, reference, writer), daemon=True)
-    proc.start()
-    writer.close()
+class Building:
+    """``build`` running in a forked process (which shares the tables without copying)."""
 
-    def wait() -> str:
-        message = reader.recv() if reader.poll(None) else ("the database process ended without a word", "")
-        proc.join()
-        error, digest = message
+    def __init__(self, tables: Mapping[str, Iterable[Row]], path: Path, reference: str) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self.path = path
+        self._reader, writer = ctx.Pipe(duplex=False)
+        self._proc = ctx.Process(target=_build_child, args=(tables, path, reference, writer), daemon=True)
+        self._proc.start()
+        writer.close()
+
+    def wait(self) -> str:
+        """Wait for it; raise OSError if it failed, else return the file's sha256
+        (hashed by that process too)."""
+        try:
+            error, digest = self._reader.recv()
+        except EOFError:  # it ended before it said anything (killed, say)
+            error, digest = "the database process ended without a word", ""
+        self._proc.join()
         if error:
-            raise OSError(errno.EIO, error, str(path))
+            raise OSError(errno.EIO, error, str(self.path))
         return str(digest)
 
-    return wait
+    def stop(self) -> None:
+        """End it at once and wait until it has (the run was interrupted: it is
+        not to write on in a folder that is being removed)."""
+        if self._proc.is_alive():
+            self._proc.terminate()
+        self._proc.join()
+
+
+def build_aside(tables: Mapping[str, Iterable[Row]], path: Path, reference: str) -> Building:
+    """Start ``build`` in a forked process; ``wait`` for it, or ``stop`` it."""
+    return Building(tables, path, reference)
 
 
 def _build_child(tables: Mapping[str, Iterable[Row]], path: Path, reference: str, writer: Any) -> None:

@@ -422,7 +422,7 @@ def write(corpus: Corpus, out: Path) -> Written:
 def _write(corpus: Corpus, out: Path) -> Written:
     out.mkdir(parents=True, exist_ok=True)
     data = tables(corpus)
-    wait = database.build_aside(data, out / DATABASE, corpus.reference)
+    building = database.build_aside(data, out / DATABASE, corpus.reference)
     rows: dict[str, int] = {}
     sha256: dict[str, str] = {}
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet")
@@ -439,11 +439,14 @@ def _write(corpus: Corpus, out: Path) -> Written:
         del doc
         for copied in copies:
             path, rows[path], sha256[path] = copied.result()
-    except BaseException:
+    except BaseException as exc:
         pool.shutdown(cancel_futures=True)
-        with suppress(OSError):
-            wait()  # the first failure is the one to report
+        if isinstance(exc, Exception):
+            with suppress(OSError):
+                building.wait()  # the first failure is the one to report
+        else:  # interrupted (Ctrl-C, SIGTERM): the staging folder is about to be removed
+            building.stop()
         raise
     pool.shutdown()
-    sha256[DATABASE] = wait()
+    sha256[DATABASE] = building.wait()
     return Written(rows, sha256)
