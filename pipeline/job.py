@@ -15,7 +15,6 @@ import csv
 import hashlib
 import json
 import os
-import shutil
 import stat
 import time
 from collections import Counter
@@ -82,11 +81,9 @@ def _previous_report(out: Path) -> dict[str, Any]:
 
 
 def _outputs_intact(out: Path, report: dict[str, Any]) -> bool:
-    """Every output the report lists is there with its size (a cheap check: no hashing);
-    ``changes.md`` is rewritten by every run, so only its presence counts."""
+    """Every output the report lists is there with its size (a cheap check: no hashing)."""
     try:
-        return all((out / o["file"]).stat().st_size == o["bytes"] or o["file"] == CHANGES
-                   for o in report["outputs"])
+        return all((out / o["file"]).stat().st_size == o["bytes"] for o in report["outputs"])
     except (OSError, KeyError, TypeError):
         return False
 
@@ -150,9 +147,9 @@ def run_job(
                 run="unchanged", started_at=_now(), duration_seconds=round(time.monotonic() - started, 3),
             )
             report["stages"] = dict(previous.get("stages", {}), sources_parsed=0)
+            # changes.md stays as it is: it tells what the last run that published changed
+            # (run.json's list of outputs, kept, names it with its sha256).
             _replace_file(out / RUN_JSON, _json(report))
-            _replace_file(out / CHANGES, "# Changes\n\nNo changes since the previous run: the inputs and the "
-                                         "pipeline are the same.\n")
             _replace_file(out / publish.MARKER, publish.marker_text(publish.owned_names(out) or ()))
             return JobResult("unchanged", report, list(report.get("problems", [])))
         cache = None if cache_dir is None else SourceCache(cache_dir, reuse=not full)
@@ -173,7 +170,7 @@ def run_job(
             (staging / publish.MARKER).write_text(publish.marker_text(names), encoding="utf-8")
             publish.swap_in(staging, out)
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            publish.remove_staging(staging)
         if cache is not None:
             cache.prune({cache.key(s.sha256, s.path, s.source_id, settings.limits())
                          for s in corpus.sources if s.sha256} | set(corpus.step_keys))

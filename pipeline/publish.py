@@ -24,6 +24,8 @@ import json
 import os
 import re
 import shutil
+import signal
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -208,6 +210,21 @@ def _exchange(a: Path, b: Path) -> bool:
     if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
         return False
     raise OSError(err, os.strerror(err), str(b))
+
+
+def remove_staging(staging: Path) -> None:
+    """Remove a staging folder whole, even when a second Ctrl-C or SIGTERM comes
+    while it is being removed (a signal sent to the whole process group, as
+    `timeout` and `systemctl stop` send it, reaches a run twice): those wait
+    until it is gone."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held) if main else None
+    try:
+        shutil.rmtree(staging, ignore_errors=True)
+    finally:
+        if before is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def swap_in(staging: Path, out: Path) -> None:
