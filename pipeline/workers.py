@@ -4,9 +4,12 @@ often the garbage collector runs in the job and its workers."""
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
+import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -48,7 +51,29 @@ def ignore_signals() -> None:
 
 def _start_worker() -> None:
     ignore_signals()
+    _die_with_parent()
     gc.set_threshold(COLLECT_EVERY, *gc.get_threshold()[1:])  # a worker lives for one run
+
+
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
+def _die_with_parent() -> None:
+    """On Linux, have the kernel kill this worker when the process that started
+    it ends. A worker ignores SIGTERM (its parent stops it), so one whose parent
+    died before it could (a SIGTERM sent to the whole process group, as
+    `timeout` and `systemctl stop` send it) ran on for ever, holding the job's
+    output open: a cron job that never finished."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            return
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent had gone already
+        os._exit(1)
 
 
 @contextmanager

@@ -201,6 +201,10 @@ def test_unchanged_rerun_parses_nothing(small_raw: Path, tmp_path: Path) -> None
     assert {k: v for k, v in _digests(out).items() if k not in METADATA} == {
         k: v for k, v in first.items() if k not in METADATA
     }
+    # changes.md still tells what the last publishing run changed, as run.json's outputs say.
+    assert _digests(out)["changes.md"] == first["changes.md"]
+    listed = {o["file"]: o for o in report["outputs"]}
+    assert listed["changes.md"]["sha256"] == hashlib.sha256((out / "changes.md").read_bytes()).hexdigest()
     shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw / "new.txt")
     assert _ingest(small_raw, out)[0] == 0
     report = json.loads((out / "run.json").read_text("utf-8"))
