@@ -251,10 +251,8 @@ def _report(
 
 def _reference(out: Path) -> str:
     """The reference release of a published folder (``run.json``), or ''."""
-    try:
-        found = json.loads((out / "run.json").read_text(encoding="utf-8")).get("reference", "")
-    except (OSError, ValueError, AttributeError):
-        return ""
+    report = _previous_report(out)
+    found = report.get("reference", "") if isinstance(report, dict) else ""
     return found if isinstance(found, str) else ""
 
 
