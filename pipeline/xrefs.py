@@ -61,8 +61,8 @@ def find(text: str) -> list[tuple[str, str]]:
     return out
 
 
-# A number anywhere in a text, with the end of a range after it if there is one.
-_CITED = re.compile(rf"(?<![\w.])({RULE_NUMBER})(?:\s?[-–—]\s?({RULE_NUMBER}|[a-z]{{1,2}}\b))?(?![\w])")
+# A number anywhere in a text (``_ONE`` standing alone), with the end of a range after it if there is one.
+_CITED = re.compile(rf"(?<![\w.]){_ONE.pattern}(?![\w])")
 
 
 def citations(text: str) -> list[str]:
