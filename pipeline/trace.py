@@ -217,8 +217,10 @@ def _section_versions(data: Dataset, number: str, source: str, as_of: str
     where = data.release_on(as_of) if as_of else source or data.releases[-1]
     row = data.sections[where, n]
     current = row["canonical_number"]
-    versions = [r for sid in data.releases for (s, _), r in data.sections.items()
-                if s == sid and current and r["canonical_number"] == current]
+    order = {sid: k for k, sid in enumerate(data.releases)}
+    versions = sorted((r for (s, _), r in data.sections.items()
+                       if s in order and current and r["canonical_number"] == current),
+                      key=lambda r: order[r["source_id"]])
     return n, where, row, versions
 
 
