@@ -129,6 +129,29 @@ def _one_word_apart(old: str, new: str) -> bool:
     return len(long) == len(short) + 1 and any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
+def test_the_manifest_gives_each_rule_its_number_in_the_next_release(generated) -> None:  # type: ignore[no-untyped-def]
+    """``renumbered`` read back from the files: every rule of a release that was
+    not removed stands in the next one under the number the manifest gives, with
+    the same words (but for the reworded ones and its citations' numbers), and
+    every other rule of the next one is the new keyword's."""
+    rows, reads, _ = generated
+    for row, before, after in zip(rows, reads, reads[1:], strict=False):
+        old, new = _rules(before), _rules(after)
+        renumbered = dict(row.renumbered)
+        retired = row.retired[0]
+        images = set()
+        for number, body in old.items():
+            if number in row.removed or (retired and number.rstrip(benchgen.LETTERS) == retired):
+                continue
+            now = renumbered.get(number, number)
+            assert now in new, (row.name, number, now)
+            images.add(now)
+            assert _masked(new[now]) == _masked(body) or now in row.reworded, (row.name, number, now)
+        keyword = row.keyword[0]
+        assert set(new) - images == {n for n in new if n.rstrip(benchgen.LETTERS) == keyword}
+        assert len(set(new) - images) == row.rules_added
+
+
 def test_reworded_rules_differ_by_a_word(generated) -> None:  # type: ignore[no-untyped-def]
     rows, reads, _ = generated
     for k, row in enumerate(rows, 1):
