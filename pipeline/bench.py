@@ -36,9 +36,12 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
+
+from pipeline import benchgen
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / "work"
@@ -47,6 +50,9 @@ STAGES = ("decode", "parse", "clean", "align", "dedupe", "emit")
 PER_SOURCE = ("decode", "parse")  # CPU seconds summed over the parallel workers; the rest: wall seconds
 UNIT = 90_000_000  # the bytes of "1x"
 SEED = 14
+# The lineages of the generated releases are checked at the scales with at most this
+# many (1x: 38); 10x's 730 would need the whole published history in memory at once.
+MAX_CHECKED = 100
 
 
 # -- the corpus ---------------------------------------------------------------------------------
@@ -217,8 +223,10 @@ def run_child(args: list[str], cap_mb: float, timeout: float | None) -> dict[str
 # -- the scales ----------------------------------------------------------------------------------
 
 def run_scale(label: str, corpus: Path, files: list[Path], generated: list[Path], incremental: Path | None,
-              cap_mb: float, timeout: float | None) -> dict[str, Any]:
-    """Cold, cached and incremental runs of the job, and the references, on one scale."""
+              cap_mb: float, timeout: float | None, made: Sequence[benchgen.Release] = ()) -> dict[str, Any]:
+    """Cold, cached and incremental runs of the job, and the references, on one
+    scale; and the cold run's lineages of the generated releases (``made``, their
+    manifest rows) checked against what the generator did."""
     base = WORK / label
     shutil.rmtree(base, ignore_errors=True)
     raw, out, cache = base / "raw", base / "out", base / "cache"
@@ -231,6 +239,8 @@ def run_scale(label: str, corpus: Path, files: list[Path], generated: list[Path]
     print(f"{label}: {row['files']} files, {row['mb']:.1f} MB: cold run", file=sys.stderr, flush=True)
     row["cold"] = run_child(["--one", str(raw), str(out), str(cache), "--full"], cap_mb, timeout)
     if "failed" not in row["cold"]:
+        if made and len(generated) <= MAX_CHECKED:
+            row["lineages"] = check_generated(out, made)
         print(f"{label}: {row['cold']['seconds']:.1f} s; cached re-run", file=sys.stderr, flush=True)
         row["cached"] = run_child(["--one", str(raw), str(out), str(cache)], cap_mb, timeout)
         if incremental is not None:
@@ -244,6 +254,21 @@ def run_scale(label: str, corpus: Path, files: list[Path], generated: list[Path]
     shutil.rmtree(out, ignore_errors=True)  # the outputs of 900 MB are large; the inputs are links
     shutil.rmtree(cache, ignore_errors=True)
     return row
+
+
+def check_generated(out: Path, made: Sequence[benchgen.Release]) -> dict[str, Any]:
+    """``lineage_report.generated_steps`` on a published run: the score, how the
+    removed rules ended, and the first wrong ones."""
+    from pipeline import lineage_report
+    from pipeline.trace import Dataset
+
+    verdicts = lineage_report.generated_steps(Dataset.load(out), made)
+    removed = [v for v in verdicts if v.category == "removed"]
+    return {
+        "rules": len(verdicts), "right": sum(v.right for v in verdicts),
+        "removed": len(removed), "ended_removed": sum(v.got == "removed" for v in removed),
+        "wrong": [f"{v.key_id}: expected {v.expected}, got {v.got}" for v in verdicts if not v.right][:20],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -269,8 +294,6 @@ def main(argv: list[str] | None = None) -> int:
     corpus_bytes = sum(p.stat().st_size for p in files)
     scales = [("real", 0)] + [(f"{n}x", int(n * args.unit_mb * 1e6)) for n in sorted({1, args.scale}) if n >= 1]
     print(f"generating releases from {base.name}, dated after {after}", file=sys.stderr, flush=True)
-    from pipeline import benchgen
-
     gen_dir = WORK / "generated"
     rows = benchgen.generate(base, gen_dir, date.fromisoformat(after), target_bytes=scales[-1][1] - corpus_bytes,
                              extra=1, seed=SEED)
@@ -291,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
         while target and total < target:
             total += rows[count].bytes
             count += 1
-        runs.append(run_scale(label, corpus, files, paths[:count], paths[count], args.max_rss_mb, args.timeout))
+        runs.append(run_scale(label, corpus, files, paths[:count], paths[count], args.max_rss_mb, args.timeout,
+                              rows[:count]))
     doc = {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -388,6 +412,15 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None = None) -> str:
             f"{row['scale']:>5} {_cell(cached.get('seconds'), '.2f', 8)} {_cell(inc.get('seconds'), '.2f', 13)}"
             f" {inc.get('sources_parsed', '-'):>6} {_cell(inc.get('peak_mb'), '.0f', 8)}  {note}"
         )
+    checked = [r for r in rows if _ok(r) and "lineages" in r]
+    if checked:
+        lines += ["", "lineages of the generated releases against what the generator did (a rule goes on under"
+                      " the number it was given, or ends where it was removed):"]
+    for row in checked:
+        got = row["lineages"]
+        lines.append(f"{row['scale']:>5} {got['right']} of {got['rules']} rules right; of the {got['removed']} "
+                     f"removed, {got['ended_removed']} ended as removed (the others as merged)")
+        lines += [f"      wrong: {w}" for w in got["wrong"]]
     done = [r for r in rows if _ok(r)]
     if len(done) > 1:
         lines.append("")

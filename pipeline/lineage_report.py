@@ -18,14 +18,17 @@ from __future__ import annotations
 import csv
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
+from pipeline import benchgen
 from pipeline.align import folded
 from pipeline.canonical import title_key
 from pipeline.lineage import KEYWORD_SECTIONS, Subjects
+from pipeline.run import source_id
 from pipeline.trace import Dataset, TraceError, _read
 
 KEY = Path(__file__).resolve().parent.parent / "tests" / "data" / "lineage_key.csv"
@@ -39,6 +42,8 @@ HELDOUT_KEY = KEY.with_name("heldout_key.csv")
 # stopped and restarted when the new one opens under the old one's last number
 # worded this alike letter by letter, or anywhere worded as good as the same.
 RESTART_SAME_NUMBER = 80.0
+# How a lineage ends in ``rule_history``: its row in the first release without it.
+ENDINGS = ("removed", "merged")
 RESTART_ANYWHERE = 95.0
 
 
@@ -153,6 +158,52 @@ def restarts(data: Dataset) -> list[Restart]:
                 found.append(Restart(lid, last["number_as_written"], ended_in, new, first["number_as_written"],
                                      first["source_id"], float(score)))
     return found
+
+
+def generated_steps(data: Dataset, rows: Sequence[benchgen.Release]) -> list[Verdict]:
+    """The lineages of generated releases (``make bench``) against what the
+    generator did, their answer key by construction: each rule of the release a
+    generated one is made from goes on under its number there (``renumbered``,
+    else its own), or ends (``removed``, or its keyword section retired); each
+    rule that starts there is one of the new keyword's, ``added`` (not split
+    from another). A verdict for each rule of each step whose two releases are
+    both in ``data``; as with the hand key, an ending is right whether the
+    lineage ended removed or merged, and ``got`` says which."""
+    verdicts = []
+    for row in rows:
+        new, old = source_id(Path(row.name)), source_id(Path(row.derived_from))
+        if new not in data.sources or old not in data.sources:
+            continue
+        renumbered = dict(row.renumbered)
+        retired = row.retired[0]
+        for history in data.history.values():
+            here = {r["source_id"]: r for r in history}
+            before, after = here.get(old), here.get(new)
+            if before is not None and before["number_as_written"]:
+                number = before["number_as_written"]
+                gone = number in row.removed or bool(retired and number.rstrip(benchgen.LETTERS) == retired)
+                got = (after["number_as_written"] or after["change"]) if after is not None else "not in it"
+                if gone:
+                    verdicts.append(Verdict(f"{new}:{number}", "removed", got in ENDINGS, "removed", got))
+                else:
+                    kind = "renumbered" if number in renumbered else "same number"
+                    expected = renumbered.get(number, number)
+                    verdicts.append(Verdict(f"{new}:{number}", kind, got == expected, expected, got))
+            elif after is not None and after["number_as_written"]:
+                verdicts.append(Verdict(f"{new}:{after['number_as_written']}", "added",
+                                        after["change"] == "added", "added", after["change"]))
+    return verdicts
+
+
+def generated_summary(verdicts: Sequence[Verdict]) -> list[str]:
+    """``generated_steps`` in a few lines: the score, by kind of rule, how the
+    removed ones ended, and the wrong ones."""
+    lines = [_score("generated steps (answer key by construction)", list(verdicts))]
+    lines += _tally([v.category for v in verdicts], list(verdicts))
+    removed = [v for v in verdicts if v.category == "removed"]
+    lines.append(f"  removed ones that ended as removed (not merged): "
+                 f"{sum(v.got == 'removed' for v in removed)} of {len(removed)}")
+    return lines + _wrong(list(verdicts))
 
 
 def _score(title: str, verdicts: list[Verdict]) -> str:
