@@ -28,8 +28,8 @@ one within the pair:
    another; a rule whose neighbour moved goes with it when that is closer;
 4. splits (a new rule whose wording lies inside an old one that continued
    elsewhere: ``split_from``), merges (an old rule whose wording lies inside a
-   new one that continues another lineage: ``merged_into``), and the rest
-   removed or added.
+   new one that continues another lineage: ``merged_into``), each between
+   rules about the same keywords, and the rest removed or added.
 
 Undated or partial sources (FAQ and web pages, truncated copies) never end a
 lineage: each is attached to the release whose numbers and wording it shares
@@ -234,18 +234,18 @@ def align_pair(a: Release, b: Release) -> Step:
     _identical(a, b, step)
     _kept_heads(a, b, step)
     _split_into_subrules(a, b, step)
-    _absorbed(a, b, step)
+    _absorbed(a, b, step, subjects)
     _by_context(a, b, step, alike)
     _vote_sections(a, b, step)
-    _absorbed(a, b, step)
+    _absorbed(a, b, step, subjects)
     _by_context(a, b, step, alike)
     _same_examples(a, b, step, subjects)
-    _absorbed(a, b, step)
+    _absorbed(a, b, step, subjects)
     _examples_went_with(a, b, step)
     _leftovers_in_place(a, b, step, subjects)
     _same_number(a, b, step, subjects)
     _moved_with_its_block(a, b, step)
-    _splits_and_merges(a, b, step)
+    _splits_and_merges(a, b, step, subjects)
     _vote_sections(a, b, step)
     return step
 
@@ -445,7 +445,7 @@ def _by_context(a: Release, b: Release, step: Step, alike: _Alike) -> None:
     b_secs = np.array([b.sections_of[j] for j in cols], dtype=object)
     # In a renumbered document (July 2009) nearly every section is "new": no context.
     new_sec = np.array([sec not in known for sec in b_secs]) & _numbering_kept(a, b, step)
-    in_section = np.equal.outer(target, b_secs).astype(bool) | new_sec[None, :]
+    in_section = np.equal.outer(target, b_secs).astype(bool) | _moves_into(b, new_sec, b_secs, xs, alike.subjects)
     same_number = np.equal.outer(np.array([a.numbers[i] for i in rows], dtype=object),
                                  np.array([b.numbers[j] for j in cols], dtype=object)).astype(bool)
     context = in_gap | in_section
@@ -519,6 +519,26 @@ def _by_context(a: Release, b: Release, step: Step, alike: _Alike) -> None:
         if i not in step.pairs and j not in taken:
             _pair(step, i, j, min(100.0, float(matrix[r, c])))
             taken.add(j)
+
+
+def _moves_into(b: Release, new_sec: np.ndarray, b_secs: np.ndarray, xs: Sequence[str],
+                subjects: Subjects) -> np.ndarray:
+    """Which old rules (``xs``) may have moved into each new rule's section,
+    when that section is new in ``b``: any rule, but into a new keyword section
+    only one that names its keyword (2013's 700.4a, "... is indestructible",
+    went into the new 702.12, Indestructible). A keyword's rules are about it:
+    a generated release's new 702.192c ("... refers to the wast value of an
+    object ...") had taken in the targeting rule 115.1a, removed in that
+    release, as a rule moved there (a 64 subset score, in a new section); and
+    1999's trample rule 502.9d had gone on in banding's 502.10e of 2001, not
+    into the trample rule 502.9b that took in its words."""
+    into = np.repeat(new_sec[None, :], len(xs), axis=0)
+    for c in np.flatnonzero(new_sec).tolist():
+        sec = b_secs[c]
+        title = b.sections.get(sec, "")
+        if title and sec.startswith(KEYWORD_SECTIONS):
+            into[:, c] = [title in subjects.named(x) for x in xs]
+    return into
 
 
 def _cited_alike(a: Release, b: Release, step: Step) -> Callable[[int, int], bool]:
@@ -856,18 +876,20 @@ def _where_siblings_went(a: Release, b: Release, step: Step) -> dict[str, str]:
             if sec not in step.sections and len(count) == 1 and count.total() >= 2}
 
 
-def _absorbed(a: Release, b: Release, step: Step) -> None:
+def _absorbed(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     """An old rule whose words now stand inside a longer neighbouring new rule
     that continues another lineage was merged there (transform, 2016;
     controlling a turn, 2010): it does not go on as some looser match
     elsewhere. Unless a free rule matches it about as well: then it may have
-    been restated, and the later passes decide."""
+    been restated, and the later passes decide. Not into a rule about another
+    keyword (``Subjects``)."""
     taken = set(step.pairs.values())
     free = [b.keys[j] for j in range(len(b.keys)) if j not in taken]
     for i in range(len(a.keys)):
         if i in step.pairs or i in step.merged_into or len(a.keys[i]) < MIN_CONTAINED_CHARS:
             continue
-        near = [j for j in _near(i, step.pairs, len(a.keys)) if len(b.keys[j]) > len(a.keys[i])]
+        near = [j for j in _near(i, step.pairs, len(a.keys))
+                if len(b.keys[j]) > len(a.keys[i]) and subjects.same(a.keys[i], b.keys[j])]
         if not near:
             continue
         held = similarity([a.keys[i]], [b.keys[j] for j in near], MIN_FAR)[1][0]
@@ -879,21 +901,24 @@ def _absorbed(a: Release, b: Release, step: Step) -> None:
             step.merged_into[i] = near[best]
 
 
-def _splits_and_merges(a: Release, b: Release, step: Step) -> None:
+def _splits_and_merges(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     """New rules cut from an old one that continued, old ones absorbed by a new
     one. A piece split off stands near the rule it came from, and a rule merged
     away stood near the one that absorbed it: the candidates are the partners
-    of the nearest paired rules."""
+    of the nearest paired rules, about the same keywords (``Subjects``: a
+    generated release's new "if a permanent has multiple instances of weglith,
+    each one triggers separately" was no piece of raiston's, and its removed
+    mayhem rule was not merged into web-slinging's, each worded alike)."""
     back = {j: i for i, j in step.pairs.items()}
     for j in range(len(b.keys)):
         if j not in back and len(b.keys[j]) >= MIN_CONTAINED_CHARS:
-            near = _near(j, back, len(b.keys))
+            near = [i for i in _near(j, back, len(b.keys)) if subjects.same(a.keys[i], b.keys[j])]
             best = _contained(b.keys[j], [a.keys[i] for i in near])
             if best is not None:
                 step.split_from[j] = near[best]
     for i in range(len(a.keys)):
         if i not in step.pairs and i not in step.merged_into and len(a.keys[i]) >= MIN_CONTAINED_CHARS:
-            near = _near(i, step.pairs, len(a.keys))
+            near = [j for j in _near(i, step.pairs, len(a.keys)) if subjects.same(a.keys[i], b.keys[j])]
             best = _contained(a.keys[i], [b.keys[j] for j in near])
             if best is None:
                 best = _absorbed_by(a.keys[i], [b.keys[j] for j in near])

@@ -265,6 +265,18 @@ def test_issue_cases(source: str, number: str, current: str, data: Dataset) -> N
     assert data.lineages[data.find(number, source=source)]["canonical_number"] == current
 
 
+def test_a_rule_moves_into_a_new_keyword_section_only_if_it_names_the_keyword(data: Dataset) -> None:
+    """2001's banding section 502.10 was new (502.9 in 1999); 1999's trample rule
+    502.9d ("an attacking creature with trample ignores any blocking creatures
+    ...") had gone on in its 502.10e ("if an attacking creature becomes blocked
+    ..."). It was merged into 2001's trample rule 502.9b, which took in its words."""
+    trample = data.lineages[data.find("502.9d", source="cr-1999-11-01")]
+    assert (trample["ended"], trample["ended_in"]) == ("merged", "cr-2001-09-24")
+    assert trample["merged_into"] == data.find("502.9b", source="cr-2001-09-24")
+    banding = data.lineages[data.find("502.10e", source="cr-2001-09-24")]
+    assert banding["first_source"] == "cr-2001-09-24"
+
+
 def test_identical_releases_pair_every_rule_with_itself() -> None:
     els = _release(["Entwine is a static ability.", "Flying is evasion.", "Multiple instances are redundant."])
     a = lineage.Release.build("a", els)
