@@ -882,14 +882,15 @@ def _absorbed(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     controlling a turn, 2010): it does not go on as some looser match
     elsewhere. Unless a free rule matches it about as well: then it may have
     been restated, and the later passes decide. Not into a rule about another
-    keyword (``Subjects``)."""
+    keyword (``Subjects``), nor into one that went on word for word (``_unchanged``)."""
     taken = set(step.pairs.values())
     free = [b.keys[j] for j in range(len(b.keys)) if j not in taken]
+    unchanged = _unchanged(a, b, step)
     for i in range(len(a.keys)):
         if i in step.pairs or i in step.merged_into or len(a.keys[i]) < MIN_CONTAINED_CHARS:
             continue
-        near = [j for j in _near(i, step.pairs, len(a.keys))
-                if len(b.keys[j]) > len(a.keys[i]) and subjects.same(a.keys[i], b.keys[j])]
+        near = [j for j in _near(i, step.pairs, len(a.keys)) if j not in unchanged
+                and len(b.keys[j]) > len(a.keys[i]) and subjects.same(a.keys[i], b.keys[j])]
         if not near:
             continue
         held = similarity([a.keys[i]], [b.keys[j] for j in near], MIN_FAR)[1][0]
@@ -908,22 +909,34 @@ def _splits_and_merges(a: Release, b: Release, step: Step, subjects: Subjects) -
     of the nearest paired rules, about the same keywords (``Subjects``: a
     generated release's new "if a permanent has multiple instances of weglith,
     each one triggers separately" was no piece of raiston's, and its removed
-    mayhem rule was not merged into web-slinging's, each worded alike)."""
+    mayhem rule was not merged into web-slinging's, each worded alike); and
+    not from or into a rule that went on word for word (``_unchanged``).
+    Nothing was cut from it or put into it: 2020's new gold token rule 111.10c
+    is worded after the treasure token's 111.10a, no piece of it, and 2020's
+    layer 7d (counters) went into 7c, not into the unchanged 7a next to it."""
     back = {j: i for i, j in step.pairs.items()}
+    unchanged = _unchanged(a, b, step)
     for j in range(len(b.keys)):
         if j not in back and len(b.keys[j]) >= MIN_CONTAINED_CHARS:
-            near = [i for i in _near(j, back, len(b.keys)) if subjects.same(a.keys[i], b.keys[j])]
+            near = [i for i in _near(j, back, len(b.keys))
+                    if step.pairs[i] not in unchanged and subjects.same(a.keys[i], b.keys[j])]
             best = _contained(b.keys[j], [a.keys[i] for i in near])
             if best is not None:
                 step.split_from[j] = near[best]
     for i in range(len(a.keys)):
         if i not in step.pairs and i not in step.merged_into and len(a.keys[i]) >= MIN_CONTAINED_CHARS:
-            near = [j for j in _near(i, step.pairs, len(a.keys)) if subjects.same(a.keys[i], b.keys[j])]
+            near = [j for j in _near(i, step.pairs, len(a.keys))
+                    if j not in unchanged and subjects.same(a.keys[i], b.keys[j])]
             best = _contained(a.keys[i], [b.keys[j] for j in near])
             if best is None:
                 best = _absorbed_by(a.keys[i], [b.keys[j] for j in near])
             if best is not None:
                 step.merged_into[i] = near[best]
+
+
+def _unchanged(a: Release, b: Release, step: Step) -> set[int]:
+    """The rules of ``b`` that continue a rule of ``a`` word for word (numbers masked)."""
+    return {j for i, j in step.pairs.items() if a.keys[i] == b.keys[j]}
 
 
 def _absorbed_by(old: str, candidates: Sequence[str]) -> int | None:
