@@ -95,6 +95,10 @@ MIN_SAME_EXAMPLE = 85.0
 # Rules left over in the same pair of sections (a rule rewritten in place) pair at this similarity.
 MIN_SAME_SECTION = 50.0
 MAX_IN_PLACE = 4
+# ... and in the sections a section's rules went to, when no title or vote paired
+# it, if also this alike letter by letter, among at most this many new rules.
+MIN_SPREAD_LETTERS = 40.0
+MAX_SPREAD = 12
 # A rule left over under its own number in its own section pairs at this similarity.
 MIN_SAME_NUMBER = 40.0
 # Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
@@ -531,8 +535,8 @@ def _moves_into(b: Release, new_sec: np.ndarray, b_secs: np.ndarray, xs: Sequenc
     a generated release's new 702.192c ("... refers to the wast value of an
     object ...") had taken in the targeting rule 115.1a, removed in that
     release, as a rule moved there (a 64 subset score, in a new section); and
-    1999's trample rule 502.9d had gone on in banding's 502.10e of 2001, not
-    into the trample rule 502.9b that took in its words."""
+    1999's trample rule 502.9d had gone on in banding's 502.10e of 2001 (where
+    502.9d was emptied to "Ignore this rule.")."""
     into = np.repeat(new_sec[None, :], len(xs), axis=0)
     for c in np.flatnonzero(new_sec).tolist():
         sec = b_secs[c]
@@ -677,6 +681,36 @@ def _leftovers_in_place(a: Release, b: Release, step: Step, subjects: Subjects) 
         cols = cols_by.get(step.sections[sec], [])
         if cols and len(rows) <= MAX_IN_PLACE and len(cols) <= MAX_IN_PLACE:
             _best_first(a, b, step, rows, cols, MIN_SAME_SECTION, subjects, refused=elsewhere)
+    _leftovers_where_it_went(a, b, step, subjects, elsewhere)
+
+
+def _leftovers_where_it_went(a: Release, b: Release, step: Step, subjects: Subjects,
+                             elsewhere: Callable[[int, int], bool]) -> None:
+    """The same for a section that no title or vote paired, whose rules went to
+    a few sections (two or more to each): what is left of it was rewritten in
+    one of those, when alike letter by letter too (the place says less). July
+    2009's list of what does not use the stack, 408.2, went to 405.6 and 114.2:
+    its state-based entry 408.2c went on in 405.6f ("state-based actions don't
+    use the stack ..."), turning a face-down permanent up (408.2h) in 114.2b;
+    2003's 212.2d ("there are no subtypes for artifact cards ...") in 205.3d."""
+    taken = set(step.pairs.values())
+    cols_by: dict[str, list[int]] = defaultdict(list)
+    for j, sec in enumerate(b.sections_of):
+        if j not in taken:
+            cols_by[sec].append(j)
+    rows_by: dict[str, list[int]] = defaultdict(list)
+    for i, sec in enumerate(a.sections_of):
+        if i not in step.pairs and i not in step.merged_into and sec not in step.sections:
+            rows_by[sec].append(i)
+    votes = _votes(a, b, step)
+
+    def refused(i: int, j: int) -> bool:
+        return elsewhere(i, j) or fuzz.ratio(a.keys[i], b.keys[j]) < MIN_SPREAD_LETTERS
+
+    for sec, rows in rows_by.items():
+        cols = [j for to, n in sorted(votes.get(sec, Counter()).items()) if n >= 2 for j in cols_by.get(to, [])]
+        if cols and len(rows) <= MAX_IN_PLACE and len(cols) <= MAX_SPREAD:
+            _best_first(a, b, step, rows, cols, MIN_SAME_SECTION, subjects, refused=refused)
 
 
 def _numbering_kept(a: Release, b: Release, step: Step) -> bool:

@@ -63,7 +63,6 @@ HELDOUT_WRONG = {
     "H29": "ended: 705.2 kept its number and opening and took in 705.1 (2022-07), which is paired with it",
     # The second draw, traced at 03ee67b.
     "G16": "ended: 214.8h (2003 rewrite) is read as removed, not as the new 415.3 (the reader's judgement call)",
-    "G20": "ended: the state-based entry 408.2c of the no-stack list is not paired with 405.6f (2009)",
     "G28": "115.7a: the change-of-target rule goes on in the piece with its content, not the heading 113.6",
     "G33": "702.26b: the removed phasing-damage rule 502.15e pairs with the phased-out status rule 702.23b",
 }
@@ -267,12 +266,18 @@ def test_a_rule_moves_into_a_new_keyword_section_only_if_it_names_the_keyword(da
     """2001's banding section 502.10 was new (502.9 in 1999); 1999's trample rule
     502.9d ("an attacking creature with trample ignores any blocking creatures
     ...") had gone on in its 502.10e ("if an attacking creature becomes blocked
-    ..."). It was merged into 2001's trample rule 502.9b, which took in its words."""
+    ..."), so that its current number was banding's. It ends in 2001, where
+    502.9d reads "Ignore this rule." (step key S100)."""
     trample = data.lineages[data.find("502.9d", source="cr-1999-11-01")]
-    assert (trample["ended"], trample["ended_in"]) == ("merged", "cr-2001-09-24")
-    assert trample["merged_into"] == data.find("502.9b", source="cr-2001-09-24")
+    assert (trample["canonical_number"], trample["ended_in"]) == ("", "cr-2001-09-24")
     banding = data.lineages[data.find("502.10e", source="cr-2001-09-24")]
     assert banding["first_source"] == "cr-2001-09-24"
+
+
+@pytest.mark.xfail(strict=True, reason="merged into 502.9b, whose trample words it shares; the reader has it removed "
+                   "(502.9b took in none of its content)")
+def test_trample_502_9d_ends_removed(data: Dataset) -> None:
+    assert data.lineages[data.find("502.9d", source="cr-1999-11-01")]["ended"] == "removed"
 
 
 @pytest.mark.parametrize(("source", "number"), [
@@ -280,7 +285,7 @@ def test_a_rule_moves_into_a_new_keyword_section_only_if_it_names_the_keyword(da
     ("cr-2016-04-08", "117.7d"),  # colorless mana, worded after 117.7b's colored mana
     ("cr-2020-01-24", "111.10c"),  # the gold token, worded after 111.10a's treasure token
     ("cr-2023-06-16", "210.1"),  # a battle's defense, worded after 209.1's planeswalker loyalty
-])
+])  # each judged a new rule by a blind reader too (tests/data/readings/steps-8-*.md, cases 8-12)
 def test_no_rule_is_split_from_one_that_went_on_word_for_word(source: str, number: str, data: Dataset) -> None:
     line = data.lineages[data.find(number, source=source)]
     assert (line["first_source"], line["split_from"]) == (source, "")
