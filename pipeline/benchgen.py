@@ -19,11 +19,15 @@ real ones do:
   section an earlier generated release added retired again (which keeps the
   702.x numbers within the grammar's three digits at any scale);
 - written in one of six encodings (UTF-8, UTF-8 with BOM, cp1252, MacRoman,
-  UTF-16 LE or BE with BOM) and three line-ending styles (CRLF, LF, CR).
+  UTF-16 LE or BE with BOM) and three line-ending styles (CRLF, LF, CR);
+- with ``cuts`` (a chain of its own, for the lineage tests; the benchmark's
+  releases are made without), a rule cut in two after its first sentence and a
+  rule appended to the one before it, the rules after each re-lettered.
 
 Everything is drawn from a seeded random generator: the same base, seed and
 start give byte-identical files. Each release's manifest row says what was
-done, so a test can check that the pipeline reads what was made.
+done, so a test can check that the pipeline reads what was made, and gives every
+rule's new number (``Release.renumbered``), the answer key of each step's lineages.
 """
 
 from __future__ import annotations
@@ -102,6 +106,11 @@ class Release:
     bytes: int = 0
     sha256: str = ""
     renumbered: tuple[tuple[str, str], ...] = ()
+    # With ``cuts`` only: (old number, the new piece's number) of a rule cut in two
+    # after its first sentence, and (old number, old number) of a rule appended to
+    # the one before it.
+    split: tuple[tuple[str, str], ...] = ()
+    merged: tuple[tuple[str, str], ...] = ()
 
     @staticmethod
     def from_json(row: dict[str, Any]) -> Release:
@@ -362,6 +371,56 @@ def move_rule(doc: Document, rng: random.Random, avoid: set[str]) -> tuple[str, 
     return "", ""
 
 
+def _plain(doc: Document, block: Block) -> bool:
+    """A rule of one line (and the blank after it), no examples: one that can be cut or joined."""
+    return block.end - block.first == 2 and not doc.lines[block.first + 1].strip()
+
+
+def split_rule(doc: Document, rng: random.Random, avoid: set[str]) -> tuple[str, str]:
+    """Cut a lettered rule of two sentences or more after its first sentence: the
+    rest becomes a new rule lettered right after it, and the rules after that are
+    re-lettered. The rule goes on under its number, with its opening; the piece is
+    split from it. Returns (its number, the piece's), empty when none fits."""
+    donors = [bs for p, bs in families(doc.blocks()).items() if len(bs) >= 2 and p not in avoid
+              and not doc.in_a_range(p)]
+    for _ in range(50):
+        family = rng.choice(donors)
+        j = rng.randrange(len(family))
+        cut = family[j]
+        head, _, text = doc.lines[cut.first].partition(" ")
+        first, sep, rest = text.partition(". ")
+        if not _plain(doc, cut) or not sep or len(first.split()) < 6 or len(rest.split()) < 6:
+            continue
+        _apply(doc, {b.number: b.parent + letter(k + 1) for k, b in enumerate(family) if k > j})
+        piece = cut.parent + letter(j + 1)
+        doc.lines[cut.first] = f"{head} {first}."
+        doc.lines[cut.end:cut.end] = [f"{piece} {rest}", ""]
+        doc.where["+" + piece] = piece
+        return cut.number, piece
+    return "", ""
+
+
+def merge_rules(doc: Document, rng: random.Random, avoid: set[str]) -> tuple[str, str]:
+    """Append a lettered rule that nothing else cites to the rule before it in its
+    family; the rules after it are re-lettered. It was merged into that rule,
+    which goes on. Returns (its number, the number of the one it went into)."""
+    donors = [bs for p, bs in families(doc.blocks()).items() if len(bs) >= 3 and p not in avoid
+              and not doc.in_a_range(p)]
+    for _ in range(50):
+        family = rng.choice(donors)
+        j = rng.randrange(1, len(family))
+        gone, into = family[j], family[j - 1]
+        if not (_plain(doc, gone) and _plain(doc, into)) or doc.citations(gone.number) != 1:
+            continue
+        text = doc.lines[gone.first].partition(" ")[2]
+        doc.lines[into.first] = doc.lines[into.first] + " " + text
+        del doc.lines[gone.first:gone.end]
+        doc.drop(gone.number.__eq__)
+        _apply(doc, _relettered(family, j))
+        return gone.number, into.number
+    return "", ""
+
+
 def reword(doc: Document, rng: random.Random, share: float) -> tuple[str, ...]:
     """Swap, insert or delete a word in about ``share`` of the rules. Returns their numbers."""
     rules = [b for b in doc.blocks() if not b.heading]
@@ -416,9 +475,12 @@ def encode(text: str, encoding: str, newline: str) -> bytes:
     return body.encode(encoding, "replace")
 
 
-def chain(base_text: str, base_name: str, after: date, seed: int = 14) -> Iterator[tuple[Release, str, bytes]]:
+def chain(base_text: str, base_name: str, after: date, seed: int = 14,
+          cuts: bool = False) -> Iterator[tuple[Release, str, bytes]]:
     """Endless releases derived from ``base_text``, each from the one before, dated
-    after ``after``: (manifest row, its text as the pipeline decodes it, its bytes)."""
+    after ``after``: (manifest row, its text as the pipeline decodes it, its bytes).
+    With ``cuts``, each release also splits one rule and merges two (a chain of its
+    own, for the lineage tests: the benchmark's releases stay as they were)."""
     doc = Document.from_text(base_text.replace("\r\n", "\n").replace("\r", "\n"))
     when, previous = after, base_name
     for k in range(1, 1_000_000):
@@ -438,6 +500,12 @@ def chain(base_text: str, base_name: str, after: date, seed: int = 14) -> Iterat
             number = remove_rule(doc, rng, avoid)
             removed.append(number)
             avoid.add(number.rstrip(LETTERS))
+        cut, piece, joined, into = "", "", "", ""
+        if cuts:
+            knife = random.Random(f"{seed}:{k}:cuts")
+            cut, piece = split_rule(doc, knife, avoid)
+            avoid.add(cut.rstrip(LETTERS))
+            joined, into = merge_rules(doc, knife, avoid)
         retired, gone, shifts = ("", ""), 0, []
         if retiring:
             retired, gone, shift = retire_keyword(doc, retiring)
@@ -454,22 +522,24 @@ def chain(base_text: str, base_name: str, after: date, seed: int = 14) -> Iterat
         text = doc.text()
         data = encode(text, encoding, newline)
         name = f"gen-{when.isoformat()}.txt"
+        split = ((cut, doc.where.pop("+" + piece) or ""),) if cut else ()
         row = Release(name, when.isoformat(), previous, encoding, newline, keyword, shifted, retired, reworded,
-                      moved, tuple(n for n in removed if n), added, gone + sum(1 for n in removed if n),
-                      len(data), hashlib.sha256(data).hexdigest(),
-                      tuple((old, now) for old, now in doc.where.items() if now is not None and now != old))
+                      moved, tuple(n for n in removed if n), added + len(split),
+                      gone + sum(1 for n in removed if n) + bool(joined), len(data), hashlib.sha256(data).hexdigest(),
+                      tuple((old, now) for old, now in doc.where.items() if now is not None and now != old),
+                      split, ((joined, into),) if joined else ())
         yield row, as_written(text, encoding), data
         previous = name
 
 
 def generate(base: Path, dest: Path, after: date, *, count: int = 0, target_bytes: int = 0, extra: int = 0,
-             seed: int = 14) -> list[Release]:
+             seed: int = 14, cuts: bool = False) -> list[Release]:
     """Write generated releases into ``dest`` until there are ``count`` of them or
     they hold ``target_bytes``, then ``extra`` more; ``dest/manifest.json`` lists
     them. A manifest made from the same base, start and seed that already covers
     the request is reused (the chain is deterministic: its first releases are the same)."""
     key = {"version": VERSION, "base": base.name, "base_sha256": hashlib.sha256(base.read_bytes()).hexdigest(),
-           "after": after.isoformat(), "seed": seed}
+           "after": after.isoformat(), "seed": seed, "cuts": cuts}
     manifest = dest / MANIFEST
     try:
         doc = json.loads(manifest.read_text(encoding="utf-8"))
@@ -485,7 +555,7 @@ def generate(base: Path, dest: Path, after: date, *, count: int = 0, target_byte
     rows: list[Release] = []
     if _enough(rows, count, target_bytes, extra) is not None:
         return rows
-    for row, _, data in chain(decode(base.read_bytes()).text, base.name, after, seed):
+    for row, _, data in chain(decode(base.read_bytes()).text, base.name, after, seed, cuts):
         (dest / row.name).write_bytes(data)
         rows.append(row)
         if _enough(rows, count, target_bytes, extra) is not None:

@@ -342,7 +342,10 @@ def _pair(step: Step, i: int, j: int, score: float) -> None:
 
 def _identical(a: Release, b: Release, step: Step) -> None:
     """Identical wordings; a wording used more than once pairs equal numbers
-    first, then in document order."""
+    first, then numbers under the same rule, then in the same section, then in
+    document order. Two variants' "Exactly one of the attack left,
+    attack right ... options must be used" (806.2b and 811.2b) each go on in
+    their own variant when one of them is reworded and the other re-lettered."""
     where_b: dict[str, list[int]] = defaultdict(list)
     for j, key in enumerate(b.keys):
         where_b[key].append(j)
@@ -355,17 +358,23 @@ def _identical(a: Release, b: Release, step: Step) -> None:
         if len(left) == 1 and len(right) == 1:
             _pair(step, left[0], right[0], 100.0)
             continue
-        free = list(right)
-        rest = []
-        for i in left:
-            same = next((j for j in free if b.numbers[j] == a.numbers[i]), None)
-            if same is None:
-                rest.append(i)
-            else:
-                free.remove(same)
-                _pair(step, i, same, 100.0)
-        for i, j in zip(rest, free, strict=False):
-            _pair(step, i, j, 100.0)
+        free, rest = list(right), list(left)
+        for alike in _IDENTICAL_ORDER:
+            for i in list(rest):
+                found = next((j for j in free if alike(a, b, i, j)), -1)
+                if found >= 0:
+                    rest.remove(i)
+                    free.remove(found)
+                    _pair(step, i, found, 100.0)
+
+
+# The order in which repeated identical wordings pair: (a, b, i, j) -> whether to pair now.
+_IDENTICAL_ORDER: tuple[Callable[[Release, Release, int, int], bool], ...] = (
+    lambda a, b, i, j: a.numbers[i] == b.numbers[j],
+    lambda a, b, i, j: section_of(a.numbers[i]) == section_of(b.numbers[j]),
+    lambda a, b, i, j: a.sections_of[i] == b.sections_of[j],
+    lambda a, b, i, j: True,
+)
 
 
 def _ordered(step: Step) -> list[tuple[int, int]]:

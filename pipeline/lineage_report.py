@@ -164,9 +164,10 @@ def generated_steps(data: Dataset, rows: Sequence[benchgen.Release]) -> list[Ver
     """The lineages of generated releases (``make bench``) against what the
     generator did, their answer key by construction: each rule of the release a
     generated one is made from goes on under its number there (``renumbered``,
-    else its own), or ends (``removed``, or its keyword section retired); each
-    rule that starts there is one of the new keyword's, ``added`` (not split
-    from another). A verdict for each rule of each step whose two releases are
+    else its own), or ends (``removed``, or its keyword section retired, or
+    ``merged`` into the rule before it); each rule that starts there is one of
+    the new keyword's, ``added``, or the piece ``split`` from a rule cut in two,
+    recorded so. A verdict for each rule of each step whose two releases are
     both in ``data``; as with the hand key, an ending is right whether the
     lineage ended removed or merged, and ``got`` says which."""
     verdicts = []
@@ -176,33 +177,43 @@ def generated_steps(data: Dataset, rows: Sequence[benchgen.Release]) -> list[Ver
             continue
         renumbered = dict(row.renumbered)
         retired = row.retired[0]
-        for history in data.history.values():
+        merged = {gone for gone, _ in row.merged}
+        pieces = {piece: data.numbers.get((old, cut), "") for cut, piece in row.split}
+        for lid, history in data.history.items():
             here = {r["source_id"]: r for r in history}
             before, after = here.get(old), here.get(new)
             if before is not None and before["number_as_written"]:
                 number = before["number_as_written"]
                 gone = number in row.removed or bool(retired and number.rstrip(benchgen.LETTERS) == retired)
                 got = (after["number_as_written"] or after["change"]) if after is not None else "not in it"
-                if gone:
-                    verdicts.append(Verdict(f"{new}:{number}", "removed", got in ENDINGS, "removed", got))
+                if gone or number in merged:
+                    kind = "merged" if number in merged else "removed"
+                    verdicts.append(Verdict(f"{new}:{number}", kind, got in ENDINGS, kind, got))
                 else:
                     kind = "renumbered" if number in renumbered else "same number"
                     expected = renumbered.get(number, number)
                     verdicts.append(Verdict(f"{new}:{number}", kind, got == expected, expected, got))
             elif after is not None and after["number_as_written"]:
-                verdicts.append(Verdict(f"{new}:{after['number_as_written']}", "added",
-                                        after["change"] == "added", "added", after["change"]))
+                number = after["number_as_written"]
+                if number in pieces:
+                    got = f"{after['change']} from {data.lineages[lid]['split_from'] or '-'}"
+                    expected = f"split from {pieces[number]}"
+                    verdicts.append(Verdict(f"{new}:{number}", "split", got == expected, expected, got))
+                else:
+                    verdicts.append(Verdict(f"{new}:{number}", "added", after["change"] == "added", "added",
+                                            after["change"]))
     return verdicts
 
 
 def generated_summary(verdicts: Sequence[Verdict]) -> list[str]:
     """``generated_steps`` in a few lines: the score, by kind of rule, how the
-    removed ones ended, and the wrong ones."""
+    ended ones ended, and the wrong ones."""
     lines = [_score("generated steps (answer key by construction)", list(verdicts))]
     lines += _tally([v.category for v in verdicts], list(verdicts))
-    removed = [v for v in verdicts if v.category == "removed"]
-    lines.append(f"  removed ones that ended as removed (not merged): "
-                 f"{sum(v.got == 'removed' for v in removed)} of {len(removed)}")
+    for kind in ("removed", "merged"):
+        ended = [v for v in verdicts if v.category == kind]
+        if ended:
+            lines.append(f"  {kind} ones that ended as {kind}: {sum(v.got == kind for v in ended)} of {len(ended)}")
     return lines + _wrong(list(verdicts))
 
 

@@ -152,6 +152,25 @@ def test_the_manifest_gives_each_rule_its_number_in_the_next_release(generated) 
         assert len(set(new) - images) == row.rules_added
 
 
+def test_a_chain_with_cuts_splits_one_rule_and_merges_two_in_each_release(tmp_path: Path) -> None:
+    """``cuts``: the rule cut keeps its first sentence under its number, the piece
+    after it holds the rest; the rule merged away stands at the end of the one
+    before it. The manifest's numbers say where each went, and the benchmark's
+    chain (no cuts) is another one."""
+    rows = benchgen.generate(BASE, tmp_path, AFTER, count=3, cuts=True)
+    reads = [_read(BASE)] + [_read(tmp_path / r.name) for r in rows]
+    for row, before, after in zip(rows, reads, reads[1:], strict=False):
+        old, new = _rules(before), _rules(after)
+        renumbered = dict(row.renumbered)
+        ((cut, piece),) = row.split
+        head, rest = old[cut].split(". ", 1)
+        assert new[renumbered.get(cut, cut)] == head + "." and new[piece] == rest
+        ((gone, into),) = row.merged
+        assert new[renumbered.get(into, into)] == old[into] + " " + old[gone]
+        assert len(new) == len(old) + row.rules_added - row.rules_removed
+    assert [r.sha256 for r in rows] != [r.sha256 for r in benchgen.generate(BASE, tmp_path / "plain", AFTER, count=3)]
+
+
 def test_reworded_rules_differ_by_a_word(generated) -> None:  # type: ignore[no-untyped-def]
     rows, reads, _ = generated
     for k, row in enumerate(rows, 1):

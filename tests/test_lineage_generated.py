@@ -64,3 +64,26 @@ def test_every_removed_rule_ends_as_removed(checked: list[Verdict]) -> None:
     exception, had been merged so)."""
     merged = [v.key_id for v in checked if v.category == "removed" and v.got != "removed"]
     assert merged == []
+
+
+def test_rules_cut_in_two_and_joined_go_where_the_generator_put_them(tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+    """A chain of its own (``cuts``): each release also cuts a rule in two after
+    its first sentence (it goes on under its number, the rest is split from it)
+    and appends a rule to the one before it (merged into it). Identical wordings
+    in one release are not confused either: two variants' "Exactly one of the
+    attack left, attack right ... options must be used" (806.2b and 811.2b),
+    one reworded and the other re-lettered, had been swapped."""
+    gen = tmp_path_factory.mktemp("cuts")
+    rows = benchgen.generate(BASE, gen, AFTER, count=12, cuts=True)
+    raw = tmp_path_factory.mktemp("raw-cuts")
+    (raw / BASE.name).write_bytes(BASE.read_bytes())
+    for row in rows:
+        (raw / row.name).write_bytes((gen / row.name).read_bytes())
+    out = tmp_path_factory.mktemp("published-cuts") / "out"
+    result = run_job(raw, out, Settings(jobs=2), full=True)
+    assert result.status == "published" and not result.problems
+    checked = generated_steps(Dataset.load(out), rows)
+    kinds = Counter(v.category for v in checked)
+    assert kinds["split"] == kinds["merged"] == 12 and len(checked) > 12 * 2800
+    assert [f"{v.key_id}: expected {v.expected}, got {v.got}" for v in checked if not v.right] == []
+    assert all(v.got == v.category for v in checked if v.category in ("removed", "merged"))
