@@ -8,9 +8,12 @@ release where it ended. One step (``align_pair``) matches, globally and one to
 one within the pair:
 
 1. identical wordings (numbers masked, so a renumbered cross-reference is no
-   edit), equal numbers paired first when a wording repeats; then rules that
-   kept their first sentence and number, and rules cut into themselves and
-   new subrules lettered under them (the opening stays under the number);
+   edit), equal numbers paired first when a wording repeats, then numbers
+   under the same rule; then rules that kept their first sentence and number,
+   and rules cut into themselves and new subrules lettered under them (the
+   opening stays under the number); then rules that the release's own
+   cross-references place (rules that stayed word for word cite them under a
+   new number: ``_cited_as``);
 2. the runs between the identical rules that keep their order (a keyword
    inserted shifts a whole block), and the rules of sections paired by title
    (or by the newer release's "(Obsolete)" glossary renames), each paired
@@ -26,10 +29,13 @@ one within the pair:
    another lineage is merged there (``_absorbed``), not paired with a looser
    match, nor is one whose examples went into a new rule that continues
    another; a rule whose neighbour moved goes with it when that is closer;
+   what is left of a section rewritten in place, at a lower similarity, in
+   its own section or in those its rules went to;
 4. splits (a new rule whose wording lies inside an old one that continued
    elsewhere: ``split_from``), merges (an old rule whose wording lies inside a
    new one that continues another lineage: ``merged_into``), each between
-   rules about the same keywords, and the rest removed or added.
+   rules about the same keywords and never from or into a rule that went on
+   word for word, and the rest removed or added.
 
 Undated or partial sources (FAQ and web pages, truncated copies) never end a
 lineage: each is attached to the release whose numbers and wording it shares
@@ -572,7 +578,7 @@ def _cited_as(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
                 votes[old][new] += 1
     taken = set(step.pairs.values())
     for old, said in votes.items():
-        (new,) = said if len(said) == 1 else ("",)
+        new = next(iter(said)) if len(said) == 1 else ""
         i, j = a.at.get(old, -1), b.at.get(new, -1)
         if i < 0 or j < 0 or i in step.pairs or i in step.merged_into or j in taken \
                 or new == old or section_of(new) == old:
