@@ -101,8 +101,9 @@ MIN_SAME_EXAMPLE = 85.0
 # Rules left over in the same pair of sections (a rule rewritten in place) pair at this similarity.
 MIN_SAME_SECTION = 50.0
 MAX_IN_PLACE = 4
-# ... and in the sections a section's rules went to, when no title or vote paired
-# it, if also this alike letter by letter, among at most this many new rules.
+# Where the place says less (a renumbered release; the sections a section's rules
+# went to, when no title or vote paired it), a rule rewritten in place must also be
+# this alike letter by letter; in those sections, among at most MAX_SPREAD new rules.
 MIN_SPREAD_LETTERS = 40.0
 MAX_SPREAD = 12
 # A rule left over under its own number in its own section pairs at this similarity.
