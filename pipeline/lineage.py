@@ -813,8 +813,11 @@ def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
     as an unchanged rule): 2007's 104.1 kept "the Magic game uses only ..." and
     gave its fractions sentence to the new 104.1a; 2026-01's 500.5 ("as a step
     or phase ends ... effects expire") gave its combat and turn sentences to
-    the new 500.5a and 500.5b."""
-    had = set(a.numbers)
+    the new 500.5a and 500.5b. A new subrule is one that continues no old rule
+    yet, whatever its number: 2010-02's 113.6 (changing targets) cut its
+    legal-target sentences into 113.6a, a number the old release had used for
+    the modal rule, now 113.7."""
+    taken = set(step.pairs.values())
 
     def score(i: int, j: int) -> float:
         old = a.keys[i]
@@ -824,7 +827,7 @@ def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
             child = b.numbers[k]
             if section_of(child) != number:
                 break
-            if child not in had and len(b.keys[k]) >= MIN_CONTAINED_CHARS:
+            if k not in taken and len(b.keys[k]) >= MIN_CONTAINED_CHARS:
                 pieces.append(b.keys[k])
         # The pieces cut from the old rule: all of their words stand in it.
         cut = [p for p in pieces if fuzz.token_set_ratio(old, p) >= MIN_CONTAINED]

@@ -63,7 +63,6 @@ HELDOUT_WRONG = {
     "H29": "ended: 705.2 kept its number and opening and took in 705.1 (2022-07), which is paired with it",
     # The second draw, traced at 03ee67b.
     "G16": "ended: 214.8h (2003 rewrite) is read as removed, not as the new 415.3 (the reader's judgement call)",
-    "G28": "115.7a: the change-of-target rule goes on in the piece with its content, not the heading 113.6",
     "G33": "702.26b: the removed phasing-damage rule 502.15e pairs with the phased-out status rule 702.23b",
 }
 
@@ -91,7 +90,6 @@ STEP_WRONG = {
     "S72": "400.7a: 400.2 pairs with a zone-change exception; the reader has it merged into 608.1",
     "S75": "ended: 408.1c (who gets priority when) is not paired with 115.3a, which opens as it did",
     "S76": "115.1b instead of 115.1a: the timing rule goes on in its activated-ability clause",
-    "S80": "608.3a instead of 608.3: the permanent-spell rule goes on in the piece with its second sentence",
     "S83": "607.2k: 401.7 goes on in the rule it opens, which the reader has continuing 413.2i (judgement call)",
     # Round 8, judged after 7a18201 moved these steps.
     "S95": "ended: 200.6a (a permanent's owner) is merged into the spell rule 111.2, not continued as 110.2",
