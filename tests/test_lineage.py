@@ -64,6 +64,11 @@ HELDOUT_WRONG = {
     # The second draw, traced at 03ee67b.
     "G16": "ended: 214.8h (2003 rewrite) is read as removed, not as the new 415.3 (the reader's judgement call)",
     "G33": "702.26b: the removed phasing-damage rule 502.15e pairs with the phased-out status rule 702.23b",
+    # The third draw, traced at e08c02d (the alignment was not changed after it was drawn).
+    "K02": "113.6k: 402.9 goes on in one of the 2006 subrules that took its sentences; the reader has it "
+           "merged into 402.8 (a judgement call that names this answer as an alternative)",
+    "K04": "110.4: the 1999 permanent definition goes on in the piece with the list of types, not the "
+           "opening 110.1 (a judgement call)",
 }
 
 
