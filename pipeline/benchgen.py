@@ -163,10 +163,13 @@ class Document:
     used_names: set[str] = field(default_factory=set)
     # Each rule of the release this one is made from -> its number now (None: gone).
     where: dict[str, str | None] = field(default_factory=dict)
+    # Each rule this release cut from another (``split_rule``): the number it was given -> its number now.
+    pieces: dict[str, str] = field(default_factory=dict)
 
     def track(self) -> None:
         """Start following the rules as they are now, by number."""
         self.where = {b.number: b.number for b in self.blocks() if not b.heading}
+        self.pieces = {}
 
     def drop(self, gone: Callable[[str], bool]) -> None:
         """The rules whose current number is ``gone`` are removed."""
@@ -213,6 +216,7 @@ class Document:
 
         self.lines = [_TOKEN.sub(sub, line) if any(w in line for w in within) else line for line in self.lines]
         self.where = {k: v if v is None else _TOKEN.sub(sub, v) for k, v in self.where.items()}
+        self.pieces = {k: _TOKEN.sub(sub, v) for k, v in self.pieces.items()}
 
     def citations(self, number: str) -> int:
         """Lines that name ``number`` (its own included)."""
@@ -395,7 +399,7 @@ def split_rule(doc: Document, rng: random.Random, avoid: set[str]) -> tuple[str,
         piece = cut.parent + letter(j + 1)
         doc.lines[cut.first] = f"{head} {first}."
         doc.lines[cut.end:cut.end] = [f"{piece} {rest}", ""]
-        doc.where["+" + piece] = piece
+        doc.pieces[piece] = piece
         return cut.number, piece
     return "", ""
 
@@ -522,7 +526,7 @@ def chain(base_text: str, base_name: str, after: date, seed: int = 14,
         text = doc.text()
         data = encode(text, encoding, newline)
         name = f"gen-{when.isoformat()}.txt"
-        split = ((cut, doc.where.pop("+" + piece) or ""),) if cut else ()
+        split = ((cut, doc.pieces[piece]),) if cut else ()
         row = Release(name, when.isoformat(), previous, encoding, newline, keyword, shifted, retired, reworded,
                       moved, tuple(n for n in removed if n), added + len(split),
                       gone + sum(1 for n in removed if n) + bool(joined), len(data), hashlib.sha256(data).hexdigest(),

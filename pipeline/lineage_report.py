@@ -171,6 +171,8 @@ def generated_steps(data: Dataset, rows: Sequence[benchgen.Release]) -> list[Ver
     both in ``data``; as with the hand key, an ending is right whether the
     lineage ended removed or merged, and ``got`` says which."""
     verdicts = []
+    # Each lineage's rows by source, made once for all the steps.
+    lines = [(lid, {r["source_id"]: r for r in history}) for lid, history in data.history.items()]
     for row in rows:
         new, old = source_id(Path(row.name)), source_id(Path(row.derived_from))
         if new not in data.sources or old not in data.sources:
@@ -179,8 +181,7 @@ def generated_steps(data: Dataset, rows: Sequence[benchgen.Release]) -> list[Ver
         retired = row.retired[0]
         merged = {gone for gone, _ in row.merged}
         pieces = {piece: data.numbers.get((old, cut), "") for cut, piece in row.split}
-        for lid, history in data.history.items():
-            here = {r["source_id"]: r for r in history}
+        for lid, here in lines:
             before, after = here.get(old), here.get(new)
             if before is not None and before["number_as_written"]:
                 number = before["number_as_written"]
