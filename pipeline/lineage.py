@@ -881,7 +881,7 @@ def _same_number(a: Release, b: Release, step: Step, subjects: Subjects) -> None
     def score(i: int, j: int) -> float:
         old, new = a.keys[i], b.keys[j]
         matrix = similarity([old], [new], MIN_SAME_NUMBER)[1]
-        if not matrix[0, 0] or not subjects.same(old, new):
+        if not matrix[0, 0] or not subjects.same(old, new) or _subrules_left(a, b, step, i, j):
             return 0.0
         cut_from = _contained(new, [a.keys[k] for k in _near(j, back, len(b.keys))])
         if cut_from is not None and _contained(new, [old]) is None:
@@ -889,6 +889,20 @@ def _same_number(a: Release, b: Release, step: Step, subjects: Subjects) -> None
         return float(matrix[0, 0])
 
     _pair_kept_numbers(a, b, step, score)
+
+
+def _subrules_left(a: Release, b: Release, step: Step, i: int, j: int) -> bool:
+    """Whether the subrules of ``a``'s rule ``i`` went on, but none of them under
+    ``b``'s rule ``j``: then the number says the two are not one rule. In 2020-11
+    700.8 ("some cards refer to cards with a name originally printed in a particular
+    set") took its subrules 700.8a-c under 206.3 as 206.3a-c; the new 700.8 is party."""
+    went = []
+    for k in range(i + 1, len(a.numbers)):
+        if section_of(a.numbers[k]) != a.numbers[i]:
+            break
+        if k in step.pairs:
+            went.append(step.pairs[k])
+    return bool(went) and all(section_of(b.numbers[m]) != b.numbers[j] for m in went)
 
 
 def _pair_kept_numbers(a: Release, b: Release, step: Step, score: Callable[[int, int], float]) -> None:

@@ -99,6 +99,16 @@ STEP_WRONG = {
     # Round 8, judged after 7a18201 moved these steps.
     "S95": "ended: 200.6a (a permanent's owner) is merged into the spell rule 111.2, not continued as 110.2",
     "S99": "703.4e: 308.1 goes on in the turn-based-action summary that opens as it did, not in 508.1",
+    # Round 10 (2015-2021, asked open: no candidates shown), judged at 3d59936.
+    "S117": "ended: 701.25b (to transform, 2016-04) is merged into 701.25a, which the reader has it opening "
+            "(judgement call)",
+    "S118": "711.1a: the front-face mana cost rule keeps its number, where the reader has it dropped "
+            "(judgement call)",
+    "S137": "708.3a: the fuse choice goes on in the split-card rule 708.3a, where the reader has it merged into "
+            "702.101a (judgement call)",
+    "S138": "ended: split cards' colours (708.3) end removed; the reader has them go on in 708.4b (judgement call)",
+    "S165": "201.2c: 201.2b (objects with several names) pairs with the new different-name rule, more alike word "
+            "for word than 201.2a, into which the reader has it merged",
 }
 
 
