@@ -106,6 +106,11 @@ MAX_IN_PLACE = 4
 # this alike letter by letter; in those sections, among at most MAX_SPREAD new rules.
 MIN_SPREAD_LETTERS = 40.0
 MAX_SPREAD = 12
+# A pair below this similarity, little alike letter by letter, must keep this share of
+# the longer words of one of the two (``_say_the_same``).
+WEAK_PAIR = 70.0
+MIN_WORDS_KEPT = 0.5
+_LONG_WORD = re.compile(r"[a-z][a-z'-]{4,}")
 # A rule left over under its own number in its own section pairs at this similarity.
 MIN_SAME_NUMBER = 40.0
 # Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
@@ -502,6 +507,13 @@ def _by_context(a: Release, b: Release, step: Step, alike: _Alike) -> None:
             keep[r, c] = True
         else:
             keep[r, c] = heads_a[x] == 1 and heads_b[y] == 1 and _opens_alike(x, y)
+    # A weak pair that rests on the subset score (the old rule's short and common
+    # words all stand in the new one) must also keep the longer words of one of
+    # them: 2009's 502.15e ("when a permanent phases out, all damage dealt to it is
+    # removed") is not the phased-out status rule 702.23b, which only shares
+    # "permanent phases out"; the damage rule was dropped.
+    for r, c in np.argwhere(keep & (matrix < WEAK_PAIR) & (straight < MIN_NEAR)).tolist():
+        keep[r, c] = _say_the_same(xs[r], ys[c])
     score = matrix + GAP_BONUS * in_gap + SECTION_BONUS * in_section + SAME_NUMBER_BONUS * same_number
     cand = np.argwhere(keep).tolist()
     head: dict[tuple[int, int], bool] = {}
@@ -540,6 +552,26 @@ def _by_context(a: Release, b: Release, step: Step, alike: _Alike) -> None:
         if i not in step.pairs and j not in taken:
             _pair(step, i, j, min(100.0, float(matrix[r, c])))
             taken.add(j)
+
+
+def _words_kept(x: str, y: str) -> float:
+    """The share of ``x``'s longer words (five letters or more: the short ones
+    are mostly "a", "the", "its", "card") that ``y`` has.
+
+    >>> _words_kept("when a permanent phases out, all damage dealt to it is removed.",
+    ...             "if a permanent phases out, its status changes to phased out.")
+    0.4
+    """
+    words = set(_LONG_WORD.findall(x))
+    if not words:
+        return 1.0
+    return len(words & set(_LONG_WORD.findall(y))) / len(words)
+
+
+def _say_the_same(x: str, y: str) -> bool:
+    """Whether one of two wordings keeps at least ``MIN_WORDS_KEPT`` of the other's
+    longer words: what a pair that rests on the subset score needs as well."""
+    return max(_words_kept(x, y), _words_kept(y, x)) >= MIN_WORDS_KEPT
 
 
 def _moves_into(b: Release, new_sec: np.ndarray, b_secs: np.ndarray, xs: Sequence[str],
