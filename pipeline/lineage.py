@@ -94,6 +94,8 @@ SECTION_BONUS = 5.0
 HEAD_BONUS = 5.0
 MIN_HEAD = 85.0
 MIN_HEAD_WORDS = 8
+# ... and, of two that open alike, the one whose first sentence is the same word for word.
+SAME_OPENING_BONUS = 2.0
 # ... or one whole first sentence of at least this many words opening the other.
 MIN_OPENING_WORDS = 6
 # An example reworded a little ("no special abilities" -> "no abilities") is this alike.
@@ -528,7 +530,10 @@ def _by_context(a: Release, b: Release, step: Step, alike: _Alike) -> None:
         # well: 2009's 200.7 ("An ability can be one of two things. First,
         # ...") went on in 112.1, its first sentence alone, not in 112.1b.
         if heads_a[x] == 1 and heads_b[y] == 1 and head[r, c]:
-            score[r, c] += HEAD_BONUS
+            # Of two pieces opening alike, the one that opens with the very same
+            # sentence ("effects that use the word 'instead' are replacement
+            # effects", 2009's 613.1a, not the "skip" rule 613.1b cut from it).
+            score[r, c] += HEAD_BONUS + (SAME_OPENING_BONUS if x == y else 0.0)
             if len(x) < len(xs[r]):
                 (opened if _opens_alike(x, y) else opens_so).append((r, c))
     _opening_first(opened, cand, score, lambda won, cell: straight[cell] <= straight[won] and not same_number[cell])
@@ -543,8 +548,11 @@ def _by_context(a: Release, b: Release, step: Step, alike: _Alike) -> None:
         shorter = np.array([len(t) for t in ys])[None, :] < np.array([len(t) for t in xs])[:, None]
         loose = (straight < MIN_NEAR) & ~same_number
         cut, inside = shorter & loose, ~shorter & loose
+        # Under the number it kept, its opening outranks any shorter piece cut from it.
+        cut_kept = shorter & ~same_number
         _opening_first(opens_so, cand, score,
-                       lambda won, cell: bool(cut[cell] if cell[0] == won[0] else inside[cell]))
+                       lambda won, cell: bool((cut_kept[cell] if same_number[won] else cut[cell])
+                                              if cell[0] == won[0] else inside[cell]))
     order = sorted(cand, key=lambda rc: (-score[rc[0], rc[1]], not head[rc[0], rc[1]], -straight[rc[0], rc[1]],
                                          rc[0], rc[1]))
     for r, c in order:
