@@ -473,7 +473,7 @@ def _by_context(a: Release, b: Release, step: Step, alike: _Alike) -> None:
     b_secs = np.array([b.sections_of[j] for j in cols], dtype=object)
     # In a renumbered document (July 2009) nearly every section is "new": no context.
     new_sec = np.array([sec not in known for sec in b_secs]) & _numbering_kept(a, b, step)
-    in_section = np.equal.outer(target, b_secs).astype(bool) | _moves_into(b, new_sec, b_secs, xs, alike.subjects)
+    in_section = np.equal.outer(target, b_secs).astype(bool) | _moves_into(b, new_sec, b_secs, xs, [a.sections_of[i] for i in rows], alike.subjects)
     same_number = np.equal.outer(np.array([a.numbers[i] for i in rows], dtype=object),
                                  np.array([b.numbers[j] for j in cols], dtype=object)).astype(bool)
     context = in_gap | in_section
@@ -583,7 +583,7 @@ def _say_the_same(x: str, y: str) -> bool:
 
 
 def _moves_into(b: Release, new_sec: np.ndarray, b_secs: np.ndarray, xs: Sequence[str],
-                subjects: Subjects) -> np.ndarray:
+                xs_secs: Sequence[str], subjects: Subjects) -> np.ndarray:
     """Which old rules (``xs``) may have moved into each new rule's section,
     when that section is new in ``b``: any rule, but into a new keyword section
     only one that names its keyword (2013's 700.4a, "... is indestructible",
@@ -594,6 +594,10 @@ def _moves_into(b: Release, new_sec: np.ndarray, b_secs: np.ndarray, xs: Sequenc
     1999's trample rule 502.9d had gone on in banding's 502.10e of 2001 (where
     502.9d was emptied to "Ignore this rule.")."""
     into = np.repeat(new_sec[None, :], len(xs), axis=0)
+    # Only from the same chapter: 2010-02's new Commander section 903 took in no
+    # multiplayer rule of chapter 8 (808.6, Grand Melee's win/lose rule, was removed).
+    chapters = np.array([s[:1] for s in xs_secs], dtype=object)
+    into &= np.equal.outer(chapters, np.array([s[:1] for s in b_secs], dtype=object)).astype(bool)
     for c in np.flatnonzero(new_sec).tolist():
         sec = b_secs[c]
         title = b.sections.get(sec, "")

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from pipeline import lineage, numbering, workers
 from pipeline.cache import SourceCache
 from pipeline.clean import Vocabulary, clean
+from pipeline.canonical import section_of
 from pipeline.cli import main
 from pipeline.lineage_report import HELDOUT_KEY, STEP_KEY, judge, judge_step, read_key, report, restarts
 from pipeline.numbers import sort_key
@@ -116,6 +117,15 @@ STEP_WRONG = {
     # Round 12: the steps the two changes after the fourth held-out draw moved on raw/, and a neighbour.
     "S175": "ended: the meld head rule 713.1 ends (2023-06), where the reader has it go on as 712.4 (judgement call)",
     "S176": "712.13a: 713.1a (a meld card is no double-faced card) pairs with the rule on entering transformed",
+    # Round 13 (2009-09 to 2014 and 2022 to 2026, asked open), judged at cbc997d; S188 (808.6) put right after.
+    "S182": "ended: 301.6 (2010-02) is merged into 300.2, where the reader has it go on in 300.2a (judgement call)",
+    "S192": "810.2: the two-headed giant header 806.4 goes on by position, where the reader has it removed "
+            "(judgement call)",
+    "S201": "702.12a: 700.4a (indestructible is no ability) pairs with 'indestructible is a static ability', "
+            "which reverses it (judgement call)",
+    "S212": "ended: 705.2 kept its number and opening and took in 705.1 (2022-07), which is paired with it "
+            "(held-out H29, the same step)",
+    "S220": "ended: the meld rule 713.4c is removed where the reader has it restated as 712.4b (judgement call)",
     "S165": "201.2c: 201.2b (objects with several names) pairs with the new different-name rule, more alike word "
             "for word than 201.2a, into which the reader has it merged",
 }
@@ -437,6 +447,26 @@ def test_a_rule_goes_on_under_its_number_and_opening_not_in_a_longer_piece_cut_f
         f"Transforming double-faced cards have a Magic card face on each side and {transforming}", *kept],
         ["712.1", "712.2", "712.5"]))
     assert lineage.align_pair(old, new).pairs == {0: 0, 1: 2}
+
+
+def test_a_rule_moves_into_a_new_section_only_from_its_own_chapter() -> None:
+    """2010-02 added the Commander variant (903) and dropped Grand Melee's
+    win/lose rule 808.6, worded much as the new 903.12: not a move across chapters."""
+    kept = ["Grand Melee is a variant for ten or more players.", "Each player has their own turn."]
+    teams = "The Teams variant is a multiplayer variant played among teams."
+    dropped = "The Grand Melee variant uses the normal rules for winning and losing the game."
+    added = "The Commander variant includes the following specification for winning and losing the game."
+    old = lineage.Release.build("old", _release([*kept, dropped, teams], ["808.1", "808.2", "808.6", "809.1"]))
+
+    def new(number: str) -> lineage.Release:
+        title = Element("r", 100, 100, "section", f"{section_of(number)}. Commander", body="Commander",
+                        number_as_written=section_of(number), text="Commander")
+        return lineage.Release.build("new", _release([*kept, teams, added], ["808.1", "808.2", "809.1", number])
+                                     + [title])
+
+    assert lineage.align_pair(old, new("903.12")).pairs == {0: 0, 1: 1, 3: 2}
+    # Into a new section of its own chapter, it may go.
+    assert lineage.align_pair(old, new("812.12")).pairs == {0: 0, 1: 1, 2: 3, 3: 2}
 
 
 def test_a_rule_absorbed_by_its_neighbour_is_merged_not_paired_loosely() -> None:
