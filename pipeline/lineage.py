@@ -473,7 +473,8 @@ def _by_context(a: Release, b: Release, step: Step, alike: _Alike) -> None:
     b_secs = np.array([b.sections_of[j] for j in cols], dtype=object)
     # In a renumbered document (July 2009) nearly every section is "new": no context.
     new_sec = np.array([sec not in known for sec in b_secs]) & _numbering_kept(a, b, step)
-    in_section = np.equal.outer(target, b_secs).astype(bool) | _moves_into(b, new_sec, b_secs, xs, [a.sections_of[i] for i in rows], alike.subjects)
+    in_section = np.equal.outer(target, b_secs).astype(bool) | _moves_into(
+        b, new_sec, b_secs, xs, [a.sections_of[i] for i in rows], alike.subjects)
     same_number = np.equal.outer(np.array([a.numbers[i] for i in rows], dtype=object),
                                  np.array([b.numbers[j] for j in cols], dtype=object)).astype(bool)
     context = in_gap | in_section

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from pipeline import lineage, numbering, workers
 from pipeline.cache import SourceCache
-from pipeline.clean import Vocabulary, clean
 from pipeline.canonical import section_of
+from pipeline.clean import Vocabulary, clean
 from pipeline.cli import main
 from pipeline.lineage_report import HELDOUT_KEY, STEP_KEY, judge, judge_step, read_key, report, restarts
 from pipeline.numbers import sort_key
