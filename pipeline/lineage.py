@@ -18,7 +18,10 @@ one within the pair:
    inserted shifts a whole block), and the rules of sections paired by title
    (or by the newer release's "(Obsolete)" glossary renames), each paired
    order-preservingly by similarity (a rule split in place goes on in the
-   piece that kept its first sentence);
+   piece that kept its first sentence, word for word if one did, or its
+   number and opening); a weak pair, resting on the subset score, must keep
+   the longer words of one of the two; a rule moves into a section new in
+   the release only from its own chapter;
 3. what is left, anywhere in the release (a rule moved to another section),
    by a stricter similarity (the near one in the section where its
    section-mates went, or when the two cite one rule), not by a subset
@@ -30,7 +33,8 @@ one within the pair:
    match, nor is one whose examples went into a new rule that continues
    another; a rule whose neighbour moved goes with it when that is closer;
    what is left of a section rewritten in place, at a lower similarity, in
-   its own section or in those its rules went to;
+   its own section or in those its rules went to; a rule under its own
+   number, unless its subrules went on under another;
 4. splits (a new rule whose wording lies inside an old one that continued
    elsewhere: ``split_from``), merges (an old rule whose wording lies inside a
    new one that continues another lineage: ``merged_into``), each between
