@@ -42,6 +42,8 @@ _FAQ_LABEL = re.compile(r"(specific|general|frequently asked) questions?", re.I)
 _SENTENCE_INSIDE = re.compile(r"(?<!\bvs)[.!?][\"”’)]?\s+\S")
 # A line that ends a sentence (so the line after it was not wrapped onto it).
 _ENDS_SENTENCE = re.compile(r"[.!?:;][\"”’')\]]*\s*$")
+# A line broken right after "rule" or "rules": what follows is the number cited.
+_CITES_AT_END = re.compile(r"\brules?\s*$")
 # Lone words of site navigation that scrapers keep (compared lower-cased).
 PAGE_CHROME = frozenset({
     "search", "menu", "home", "login", "log in", "sign in", "sign up", "register",
@@ -124,6 +126,10 @@ class Wrap:
             return previous.endswith((" ", "-", "\u2014", "\u2013")) and len(previous) >= self.width // 2
         if ends:
             return False
+        if following.kind == "RULE" and _CITES_AT_END.search(previous):
+            # "... This is an exception to rule" / "217.5c." (2001): a cross-reference
+            # cut at the width, not a rule of its own, whatever its length.
+            return True
         words = following.text.split()
         # A sentence that goes on in lower case, or whose next word would not
         # have fit at the end of the line.

@@ -32,6 +32,8 @@ def count_rule_lines(text: str) -> Counter[str]:
         prev = lines[i - 1] if i else ""
         if prev.strip() and prev.endswith((" ", "-", "\u2014")):
             continue
+        if re.search(r"\brules?$", prev) and not m.group(3).strip():
+            continue  # "... an exception to rule" / "217.5c.": a cross-reference cut by the wrap
         number, rest = m.group(1), re.sub(r"\.{4,}\s*\d+$", "", m.group(3).strip())
         # A section kept empty ("211. [This section has been intentionally left blank ...]") is a title.
         is_title = (len(rest) <= 70 and not rest.rstrip("”\"’)").endswith((".", ":", ";", ","))) or (
@@ -48,9 +50,6 @@ _COUNT_DISAGREES = {
     # rule that does not end a sentence ("100.1. These Magic rules assume ... Optional rules")
     # for a title, and misses 100.1, 100.2, ...; the pipeline reads them right.
     "cr-1999-04-23": "the independent count misreads hard-wrapped rules as titles",
-    # Line 704 "217.5c." is the wrapped end of "... This is an exception to rule"; the
-    # pipeline reads it as a second rule 217.5c (a misread left for the assembler).
-    "cr-2001-09-24": "the pipeline reads a wrapped '217.5c.' (end of a cross-reference) as a rule",
 }
 
 
