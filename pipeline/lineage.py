@@ -117,8 +117,10 @@ MAX_SPREAD = 12
 WEAK_PAIR = 70.0
 MIN_WORDS_KEPT = 0.5
 _LONG_WORD = re.compile(r"[a-z][a-z'-]{4,}")
-# A rule left over under its own number in its own section pairs at this similarity.
+# A rule left over under its own number in its own section pairs at this similarity,
+# keeping this share of the longer words of one of the two.
 MIN_SAME_NUMBER = 40.0
+MIN_WORDS_SAME_NUMBER = 0.2
 # Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
 # keyword actions of 701.x, whose names "cast", "play", "exile" are the words the 2009 rewording changed).
 KEYWORD_SECTIONS = ("502.", "702.")
@@ -930,7 +932,8 @@ def _same_number(a: Release, b: Release, step: Step, subjects: Subjects) -> None
     def score(i: int, j: int) -> float:
         old, new = a.keys[i], b.keys[j]
         matrix = similarity([old], [new], MIN_SAME_NUMBER)[1]
-        if not matrix[0, 0] or not subjects.same(old, new) or _subrules_left(a, b, step, i, j):
+        if (not matrix[0, 0] or not subjects.same(old, new) or _subrules_left(a, b, step, i, j)
+                or max(_words_kept(old, new), _words_kept(new, old)) < MIN_WORDS_SAME_NUMBER):
             return 0.0
         cut_from = _contained(new, [a.keys[k] for k in _near(j, back, len(b.keys))])
         if cut_from is not None and _contained(new, [old]) is None:

@@ -469,6 +469,26 @@ def test_a_rule_moves_into_a_new_section_only_from_its_own_chapter() -> None:
     assert lineage.align_pair(old, new("812.12")).pairs == {0: 0, 1: 1, 2: 3, 3: 2}
 
 
+def test_a_rule_keeps_its_number_only_if_it_keeps_some_of_its_words() -> None:
+    """2009-02 dropped the modal replacement effect rule 419.6g and gave its
+    number to a new rule on skipping a step, then taking another action: 42 alike
+    by the letters, but with hardly a longer word in common. Removed, not reworded."""
+    skipped = ("Anything scheduled for a skipped step, phase, or turn won't happen. Anything scheduled for the "
+               "next occurrence of something waits for the first occurrence that isn't skipped.")
+    draws = "Some effects replace card draws. These effects are applied even if no cards could be drawn."
+    old = lineage.Release.build("old", _release([
+        skipped, 'Some replacement effects say "instead choose one -- ." Such effects are called modal replacement '
+        "effects. The mode is chosen as the replacement effect is applied. If a modal replacement effect would "
+        "apply to multiple events, a different mode may be chosen for each event.", draws],
+        ["419.6f", "419.6g", "419.6h"]))
+    new = lineage.Release.build("new", _release([
+        skipped, "Some effects cause a player to skip a step, phase, or turn, then another action. That action is "
+        "considered to be the first thing that happens during the next step, phase, or turn to actually occur.",
+        draws], ["419.6f", "419.6g", "419.6h"]))
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 0, 2: 2} and 1 not in step.merged_into
+
+
 def test_a_rule_absorbed_by_its_neighbour_is_merged_not_paired_loosely() -> None:
     # Rules before it that kept their numbers (a release whose numbering stands).
     kept = ["To exile an object, move it to the exile zone.", "To scry N, look at the top N cards.",
