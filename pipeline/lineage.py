@@ -584,10 +584,11 @@ def _words_kept(x: str, y: str) -> float:
     return len(words & set(_LONG_WORD.findall(y))) / len(words)
 
 
-def _say_the_same(x: str, y: str) -> bool:
-    """Whether one of two wordings keeps at least ``MIN_WORDS_KEPT`` of the other's
-    longer words: what a pair that rests on the subset score needs as well."""
-    return max(_words_kept(x, y), _words_kept(y, x)) >= MIN_WORDS_KEPT
+def _say_the_same(x: str, y: str, share: float = MIN_WORDS_KEPT) -> bool:
+    """Whether one of two wordings keeps at least ``share`` of the other's longer
+    words: what a pair that rests on the subset score needs as well (and, with
+    ``MIN_WORDS_SAME_NUMBER``, a rule that keeps its number)."""
+    return max(_words_kept(x, y), _words_kept(y, x)) >= share
 
 
 def _moves_into(b: Release, new_sec: np.ndarray, b_secs: np.ndarray, xs: Sequence[str],
@@ -873,14 +874,7 @@ def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
 
     def score(i: int, j: int) -> float:
         old = a.keys[i]
-        number = b.numbers[j]
-        pieces = []
-        for k in range(j + 1, len(b.keys)):
-            child = b.numbers[k]
-            if section_of(child) != number:
-                break
-            if k not in taken and len(b.keys[k]) >= MIN_CONTAINED_CHARS:
-                pieces.append(b.keys[k])
+        pieces = [b.keys[k] for k in _subrules(b, j) if k not in taken and len(b.keys[k]) >= MIN_CONTAINED_CHARS]
         # The pieces cut from the old rule: all of their words stand in it.
         cut = [p for p in pieces if fuzz.token_set_ratio(old, p) >= MIN_CONTAINED]
         head = _first_sentence(old)
@@ -934,7 +928,7 @@ def _same_number(a: Release, b: Release, step: Step, subjects: Subjects) -> None
         old, new = a.keys[i], b.keys[j]
         matrix = similarity([old], [new], MIN_SAME_NUMBER)[1]
         if (not matrix[0, 0] or not subjects.same(old, new) or _subrules_left(a, b, step, i, j)
-                or max(_words_kept(old, new), _words_kept(new, old)) < MIN_WORDS_SAME_NUMBER):
+                or not _say_the_same(old, new, MIN_WORDS_SAME_NUMBER)):
             return 0.0
         cut_from = _contained(new, [a.keys[k] for k in _near(j, back, len(b.keys))])
         if cut_from is not None and _contained(new, [old]) is None:
@@ -944,17 +938,22 @@ def _same_number(a: Release, b: Release, step: Step, subjects: Subjects) -> None
     _pair_kept_numbers(a, b, step, score)
 
 
+def _subrules(rel: Release, i: int) -> list[int]:
+    """The indexes of the subrules lettered under rule ``i`` (``700.8a``.. under ``700.8``)."""
+    out = []
+    for k in range(i + 1, len(rel.numbers)):
+        if section_of(rel.numbers[k]) != rel.numbers[i]:
+            break
+        out.append(k)
+    return out
+
+
 def _subrules_left(a: Release, b: Release, step: Step, i: int, j: int) -> bool:
     """Whether the subrules of ``a``'s rule ``i`` went on, but none of them under
     ``b``'s rule ``j``: then the number says the two are not one rule. In 2020-11
     700.8 ("some cards refer to cards with a name originally printed in a particular
     set") took its subrules 700.8a-c under 206.3 as 206.3a-c; the new 700.8 is party."""
-    went = []
-    for k in range(i + 1, len(a.numbers)):
-        if section_of(a.numbers[k]) != a.numbers[i]:
-            break
-        if k in step.pairs:
-            went.append(step.pairs[k])
+    went = [step.pairs[k] for k in _subrules(a, i) if k in step.pairs]
     return bool(went) and all(section_of(b.numbers[m]) != b.numbers[j] for m in went)
 
 
