@@ -49,15 +49,18 @@ class Building:
         self._proc = ctx.Process(target=_build_child, args=(tables, path, reference, writer), daemon=True)
         self._proc.start()
         writer.close()
+        self._outcome: tuple[str, str] | None = None
 
     def wait(self) -> str:
         """Wait for it; raise OSError if it failed, else return the file's sha256
-        (hashed by that process too)."""
-        try:
-            error, digest = self._reader.recv()
-        except EOFError:  # it ended before it said anything (killed, say)
-            error, digest = "the database process ended without a word", ""
-        self._proc.join()
+        (hashed by that process too). Asked again, it answers the same."""
+        if self._outcome is None:
+            try:
+                self._outcome = self._reader.recv()
+            except EOFError:  # it ended before it said anything (killed, say)
+                self._outcome = ("the database process ended without a word", "")
+            self._proc.join()
+        error, digest = self._outcome
         if error:
             raise OSError(errno.EIO, error, str(self.path))
         return str(digest)

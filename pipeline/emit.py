@@ -436,6 +436,10 @@ def _write(corpus: Corpus, out: Path) -> Written:
         del doc
         for copied in copies:
             path, rows[path], sha256[path] = copied.result()
+        pool.shutdown()
+        # Inside the try: a Ctrl-C while waiting for the database must stop its
+        # process too, or it writes on into a staging folder being removed.
+        sha256[DATABASE] = building.wait()
     except BaseException as exc:
         pool.shutdown(cancel_futures=True)
         if isinstance(exc, Exception):
@@ -444,6 +448,4 @@ def _write(corpus: Corpus, out: Path) -> Written:
         else:  # interrupted (Ctrl-C, SIGTERM): the staging folder is about to be removed
             building.stop()
         raise
-    pool.shutdown()
-    sha256[DATABASE] = building.wait()
     return Written(rows, sha256)

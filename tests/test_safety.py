@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline import job, publish, run
+from pipeline import database, emit, job, publish, run
 from pipeline.cache import SourceCache
 from pipeline.cli import main
 from pipeline.lineage import Step
@@ -502,6 +502,32 @@ def test_ctrl_c_exits_130_and_leaves_out_unchanged(light: tuple[Path, Path], tmp
     assert stderr.startswith("Error: interrupted")
     assert _digests(out) == before
     assert not list(tmp_path.glob(f".{out.name}.staging-*"))
+
+
+def test_ctrl_c_while_waiting_for_the_database_stops_its_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    """The database is built in a forked process; a Ctrl-C while the job waits
+    for it must end that process too, or it writes on into the staging folder
+    being removed (which a careless user found left behind, 190 MB)."""
+    shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", tmp_path / "dump.txt")
+    corpus = run.build(tmp_path, Settings(jobs=1))
+    made: list[database.Building] = []
+    real_init = database.Building.__init__
+
+    def init(self: database.Building, *args: object) -> None:
+        real_init(self, *args)  # type: ignore[arg-type]
+        made.append(self)
+
+    def interrupted(self: database.Building) -> str:
+        raise KeyboardInterrupt
+
+    # The forked process inherits the slow build: it would still be at work when the wait is interrupted.
+    monkeypatch.setattr(database, "build", lambda *args: time.sleep(60))
+    monkeypatch.setattr(database.Building, "__init__", init)
+    monkeypatch.setattr(database.Building, "wait", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        emit.write(corpus, tmp_path / "staging")
+    assert made and not made[0]._proc.is_alive()
 
 
 def test_sigterm_exits_143_and_cleans_up(published: Path, small_raw: Path, tmp_path: Path) -> None:
