@@ -285,6 +285,11 @@ def _one_of(source: str, as_of: str) -> None:
         raise click.UsageError("give --source ID or --as-of YYYY-MM-DD, not both")
 
 
+def _not_blank(number: str | None) -> None:
+    if number is not None and not number.strip():
+        raise click.UsageError("NUMBER is empty: give a rule or section number (e.g. 702.19a)")
+
+
 @main.command("trace")
 @click.argument("number")
 @_OUT
@@ -295,6 +300,7 @@ def trace_command(number: str, out: Path, source: str, as_of: str, as_json: bool
     """Print the life of rule NUMBER: each version, its number then, how its
     wording changed (a word diff), and where it ended if it did. NUMBER is a
     current number, or an old one with --source or --as-of, or a section."""
+    _not_blank(number)
     _one_of(source, as_of)
     with _reading(out):
         if as_json:
@@ -319,6 +325,7 @@ def resolve_command(number: str | None, text_file: Any, out: Path, source: str, 
     status (same, moved, edited, moved+edited, split, merged, removed), the
     release where that happened, and its chain of numbers. With --file, every
     citation in a text; exit 0 when all are current, 3 when some are not."""
+    _not_blank(number)
     if number and text_file:
         raise click.UsageError("give a NUMBER or --file, not both")
     if not number and not text_file:

@@ -117,8 +117,10 @@ class Dataset:
             elif r["lineage_id"]:
                 numbers.setdefault(key, r["lineage_id"])
         sources = {r["source_id"]: r for r in _read(out, "sources")}
-        chain = {r["source_id"] for rows in history.values() for r in rows if r["effective_date"]}
-        releases = sorted(chain, key=lambda s: (sources.get(s, {}).get("effective_date", ""), s))
+        # The chain's releases: each shares its own numbering. A copy of one, a
+        # truncated or suspect one, shares another's, though it states a date too.
+        chain = [s for s, r in sources.items() if r["effective_date"] and r["numbering_like"] == s]
+        releases = sorted(chain, key=lambda s: (sources[s]["effective_date"], s))
         return cls(lineages, history, numbers, sections, sources, releases)
 
     def release_on(self, as_of: str) -> str:
@@ -138,6 +140,8 @@ class Dataset:
         effect on ``as_of`` numbered it, or else a current number (or an old one
         that only one lineage ever had)."""
         number = cited_number(number)
+        if not number:
+            raise TraceError("no rule number given")
         if as_of:
             source = self.release_on(as_of)
         if source:

@@ -1037,6 +1037,28 @@ def test_cli_trace_and_resolve(bundled) -> None:  # type: ignore[no-untyped-def]
     assert result.exit_code == 0 and "Totem Armor" in result.output and "Umbra Armor" in result.output
 
 
+def test_a_date_names_the_release_not_a_copy_or_a_truncated_one(tmp_path: Path) -> None:
+    """A date is the official release in effect then: not a truncated copy that
+    states the same date (it had answered "z-partial has no rule 702.19a"), nor
+    a copy in a sub-folder, whichever id sorts last."""
+    raw = tmp_path / "raw"
+    (raw / "sub").mkdir(parents=True)
+    for name in ("cr-2024-09-20.txt", "cr-2026-08-07.txt"):
+        shutil.copy(RAW / name, raw / name)
+    data = (RAW / "cr-2026-08-07.txt").read_bytes()
+    (raw / "z-partial.txt").write_bytes(data[: len(data) // 2])  # ends in 701: no 702 at all
+    shutil.copy(RAW / "cr-2026-08-07.txt", raw / "sub" / "cr-2026-08-07.txt")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["ingest", "--raw", str(raw), "--out", str(out), "--jobs", "1"])
+    assert result.exit_code == 3 and "z-partial.txt" in result.output, result.output  # suspect, published
+    assert Dataset.load(out).releases == ["cr-2024-09-20", "cr-2026-08-07"]
+    trample = resolve(out, "702.19a", as_of="2026-08-07")
+    assert (trample["source_id"], trample["current"]) == ("cr-2026-08-07", "702.19a")
+    by_date = CliRunner().invoke(main, ["diff", "2024-09-20", "2026-08-07", "--out", str(out)])
+    by_id = CliRunner().invoke(main, ["diff", "cr-2024-09-20", "cr-2026-08-07", "--out", str(out)])
+    assert by_date.exit_code == 0 and by_date.output == by_id.output
+
+
 @pytest.mark.parametrize("as_of", ["20050101", "2005-1-1", "2005-13-45", "2005-02-30", "yesterday"])
 def test_a_date_that_is_not_yyyy_mm_dd_is_a_usage_error(bundled, as_of: str) -> None:  # type: ignore[no-untyped-def]
     """Dates are compared with the releases' as text: "2005-1-1" had picked
@@ -1080,6 +1102,10 @@ def test_resolve_and_trace_say_what_is_wrong_with_their_arguments(bundled) -> No
     result = runner.invoke(main, ["trace", "702.42a", "--source", "cr-2004-10-01", "--as-of", "2005-01-01",
                                   "--out", out])
     assert result.exit_code == 2 and "not both" in result.output
+    # A blank number had traced some rule ("Rule : lineage cr-1999-04-23:100.3 ...", exit 0).
+    for command in (["trace", ""], ["trace", " ", "--json"], ["resolve", " ", "--as-of", "2004-10-01"]):
+        result = runner.invoke(main, [*command, "--out", out])
+        assert result.exit_code == 2 and "NUMBER is empty" in result.output, result.output
 
 
 @pytest.mark.parametrize("table", ["rule_history.csv", "sources.csv"])
