@@ -131,7 +131,7 @@ def run_job(
     """One run of the job (see the module docstring). Raises publish.Overlap,
     publish.Busy, publish.ForeignOutput, Shrinking, OSError, package.InvalidOutput;
     the published ``out/`` is unchanged when it does."""
-    started = time.monotonic()
+    started, started_at = time.monotonic(), _now()
     publish.check_folders(raw, out, cache_dir)
     if out.is_symlink():
         out = out.resolve()  # publish into the folder it names; the link stays
@@ -144,7 +144,8 @@ def run_job(
                 and _outputs_intact(out, previous)):
             report = dict(previous)
             report.update(
-                run="unchanged", started_at=_now(), duration_seconds=round(time.monotonic() - started, 3),
+                run="unchanged", started_at=started_at, finished_at=_now(),
+                duration_seconds=round(time.monotonic() - started, 3),
             )
             report["stages"] = dict(previous.get("stages", {}), sources_parsed=0)
             # changes.md stays as it is: it tells what the last run that published changed
@@ -164,7 +165,7 @@ def run_job(
             why = shrinkage(previous, corpus, counts.get("rules.csv", 0))
             if why and not allow_shrink:
                 raise Shrinking(why)
-            report = _report(corpus, staging, counts, hashes, print_, started)
+            report = _report(corpus, staging, counts, hashes, print_, (started, started_at))
             (staging / RUN_JSON).write_text(_json(report), encoding="utf-8")
             names = [p.name for p in staging.iterdir()]
             (staging / publish.MARKER).write_text(publish.marker_text(names), encoding="utf-8")
@@ -192,8 +193,10 @@ def _replace_file(path: Path, text: str) -> None:
 
 
 def _report(
-    corpus: Corpus, staging: Path, counts: dict[str, int], hashes: dict[str, str], print_: str, started: float
+    corpus: Corpus, staging: Path, counts: dict[str, int], hashes: dict[str, str], print_: str,
+    started: tuple[float, str],
 ) -> dict[str, Any]:
+    """run.json: ``started`` is the run's start, on the monotonic clock and as a UTC time."""
     els = corpus.elements
     kinds = Counter(el.kind for el in els)
     noise = Counter(el.noise_kind for el in els if el.kind == "noise")
@@ -214,12 +217,14 @@ def _report(
         "pipeline_version": __version__,
         "code_version": code_version(),
         "fingerprint": print_,
-        "run": "full",
+        # "full": every source read anew; "incremental": some came from the cache.
+        "run": "incremental" if corpus.parsed < len(corpus.sources) else "full",
         "status": "quarantined" if quarantined else "suspect" if suspect else "ok",
         "exit_code": 3 if quarantined or suspect else 0,
         "problems": [line for s in corpus.sources for line in checks.problems(s)],
-        "started_at": _now(),
-        "duration_seconds": round(time.monotonic() - started, 3),
+        "started_at": started[1],
+        "finished_at": _now(),
+        "duration_seconds": round(time.monotonic() - started[0], 3),
         "reference": corpus.reference,
         "inputs": [
             {"path": s.path, "source_id": s.source_id, "sha256": s.sha256, "bytes": s.bytes,

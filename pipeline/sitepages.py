@@ -131,7 +131,8 @@ class Pages:
         ref = self.ds.source(self.reference) if self.reference else None
         current = ({"page": release_file(ref.source_id), "date": ref.effective_date, "label": label(ref)}
                    if ref else None)
-        return {"root": root, "title": title, "current": current, "generated": self.ds.run.get("started_at", "")}
+        generated = self.ds.run.get("finished_at") or self.ds.run.get("started_at", "")
+        return {"root": root, "title": title, "current": current, "generated": generated}
 
     def render(self, template: str, **context: Any) -> str:
         return self.env.get_template(template).render(**context)

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from contextlib import closing
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -209,9 +210,16 @@ def test_unchanged_rerun_parses_nothing(small_raw: Path, tmp_path: Path) -> None
     assert _ingest(small_raw, out)[0] == 0
     report = json.loads((out / "run.json").read_text("utf-8"))
     assert (report["stages"]["sources_parsed"], report["stages"]["sources_cached"]) == (1, 4)
+    assert report["run"] == "incremental"  # it had said "full"
     assert "## Sources added (1)\n\n- new" in (out / "changes.md").read_text("utf-8")
     assert _ingest(small_raw, out, "--full")[0] == 0
-    assert json.loads((out / "run.json").read_text("utf-8"))["stages"]["sources_parsed"] == 5
+    report = json.loads((out / "run.json").read_text("utf-8"))
+    assert (report["run"], report["stages"]["sources_parsed"]) == ("full", 5)
+    # started_at had been the time the report was written, at the end.
+    assert report["started_at"] <= report["finished_at"]
+    started = datetime.fromisoformat(report["started_at"])
+    assert (datetime.fromisoformat(report["finished_at"]) - started).total_seconds() >= int(
+        report["duration_seconds"])
 
 
 def test_second_concurrent_run_is_refused(small_raw: Path, tmp_path: Path) -> None:
