@@ -17,6 +17,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
+from pipeline.canonical import title_key
 from pipeline.dedupe import normalise_number
 from pipeline.lineage import change_of
 
@@ -119,7 +120,7 @@ class Dataset:
         sources = {r["source_id"]: r for r in _read(out, "sources")}
         # The chain's releases: each shares its own numbering. A copy of one, a
         # truncated or suspect one, shares another's, though it states a date too.
-        chain = [s for s, r in sources.items() if r["effective_date"] and r["numbering_like"] == s]
+        chain = [s for s, r in sources.items() if r["effective_date"] and r.get("numbering_like", s) == s]
         releases = sorted(chain, key=lambda s: (sources[s]["effective_date"], s))
         return cls(lineages, history, numbers, sections, sources, releases)
 
@@ -216,16 +217,34 @@ def _is_section(data: Dataset, number: str, source: str, as_of: str) -> bool:
 def _section_versions(data: Dataset, number: str, source: str, as_of: str
                       ) -> tuple[str, str, dict[str, str], list[dict[str, str]]]:
     """(number, the release it is read in, its renumber_map row, the rows of the
-    releases that have the section it is now, in date order)."""
+    releases that have the section it is now, in date order). A section that
+    ended has no number now: its versions are the sections of that title that
+    ended too, in the releases next to it (Snow-Covered, 502.14 of 2001 to 2004)."""
     n = cited_number(number)
     where = data.release_on(as_of) if as_of else source or data.releases[-1]
     row = data.sections[where, n]
     current = row["canonical_number"]
     order = {sid: k for k, sid in enumerate(data.releases)}
-    versions = sorted((r for (s, _), r in data.sections.items()
-                       if s in order and current and r["canonical_number"] == current),
-                      key=lambda r: order[r["source_id"]])
-    return n, where, row, versions
+    if current:
+        versions = sorted((r for (s, _), r in data.sections.items() if s in order and r["canonical_number"] == current),
+                          key=lambda r: order[r["source_id"]])
+        return n, where, row, versions
+    title = title_key(row["title"])
+    ended = {r["source_id"]: r for (s, _), r in data.sections.items()
+             if s in order and not r["canonical_number"] and title_key(r["title"]) == title}
+    first = last = order.get(where, 0)
+    while first > 0 and data.releases[first - 1] in ended:
+        first -= 1
+    while last + 1 < len(data.releases) and data.releases[last + 1] in ended:
+        last += 1
+    return n, where, row, [ended[sid] for sid in data.releases[first:last + 1] if sid in ended]
+
+
+def _ended_in(data: Dataset, versions: list[dict[str, str]]) -> str:
+    """The first release without an ended section's last version, or ''."""
+    order = {sid: k for k, sid in enumerate(data.releases)}
+    k = order.get(versions[-1]["source_id"], len(data.releases)) + 1 if versions else len(data.releases)
+    return data.releases[k] if k < len(data.releases) else ""
 
 
 def _trace_section(data: Dataset, number: str, source: str, as_of: str) -> Iterator[str]:
@@ -236,6 +255,9 @@ def _trace_section(data: Dataset, number: str, source: str, as_of: str) -> Itera
         sid = r["source_id"]
         yield f"{data.sources[sid]['effective_date']:<10}  {sid:<28} {normalise_number(r['number_as_written']):<10} " \
               f"{r['title']}"
+    gone = "" if current else _ended_in(data, versions)
+    if gone:
+        yield f"{data.sources[gone]['effective_date']:<10}  {gone:<28} {'':<10} removed"
 
 
 def _resolved_section(data: Dataset, number: str, source: str, as_of: str) -> dict[str, Any]:
@@ -250,7 +272,8 @@ def _resolved_section(data: Dataset, number: str, source: str, as_of: str) -> di
             last = written
     return {"cited": n, "source_id": where, "lineage_id": None, "current": current,
             "status": "removed" if current is None else "same" if current == n else "moved",
-            "changed_in": None, "merged_into": None, "chain": chain}
+            "changed_in": _ended_in(data, versions) or None if current is None else None,
+            "merged_into": None, "chain": chain}
 
 
 def resolve(out: Path, number: str, source: str = "", as_of: str = "") -> dict[str, Any]:
@@ -259,7 +282,9 @@ def resolve(out: Path, number: str, source: str = "", as_of: str = "") -> dict[s
     ``status`` is ``same``, ``moved``, ``edited``, ``moved+edited`` (compared with
     the cited version), ``split`` (pieces of it now live in other rules too),
     ``merged`` or ``removed``; ``changed_in`` is the release where that happened
-    (for ``moved``/``edited``, the last release that changed it).
+    (for ``moved``/``edited``, the last release that changed it); ``moved_in``
+    and ``edited_in`` list the releases that renumbered and that reworded it
+    since the cited version (when the status says it was).
     """
     data = Dataset.load(out)
     if _is_section(data, number, source, as_of):
@@ -282,6 +307,9 @@ def _resolved(data: Dataset, lid: str, number: str, source: str) -> dict[str, An
             last = r["number_as_written"]
     after = [r for r in rows if cited is None or r["effective_date"] > cited["effective_date"]]
     changed_in = ""
+    # The releases that renumbered it and those that reworded it, since the citation.
+    moved_in = [r["source_id"] for r in after if "moved" in r["change"]]
+    edited_in = [r["source_id"] for r in after if "edited" in r["change"]]
     if line["ended"]:
         status, changed_in = line["ended"], line["ended_in"]
     elif cited is not None and rows:
@@ -303,6 +331,7 @@ def _resolved(data: Dataset, lid: str, number: str, source: str) -> dict[str, An
     return {
         "cited": number, "source_id": source, "lineage_id": lid, "current": line["canonical_number"] or None,
         "status": status, "changed_in": changed_in or None,
+        "moved_in": moved_in if "moved" in status else [], "edited_in": edited_in if "edited" in status else [],
         "merged_into": data.lineages.get(line["merged_into"], {}).get("canonical_number") or None,
         "chain": chain,
     }
@@ -313,7 +342,12 @@ def describe_resolved(found: dict[str, Any]) -> str:
     if found.get("error"):
         return f"{found['cited']}: {found['error']}"
     head = f"{found['cited']} ({found['source_id']}) -> {found['current'] or 'none'}: {found['status']}"
-    if found["changed_in"]:
+    # A rule moved and edited in several releases: each kind of change with its
+    # releases ("moved+edited in" the last release alone read as if that one did both).
+    kinds = [f"{kind} in {', '.join(found[f'{kind}_in'])}" for kind in ("edited", "moved") if found.get(f"{kind}_in")]
+    if kinds:
+        head += " (" + "; ".join(kinds) + ")"
+    elif found["changed_in"]:
         head += f" in {found['changed_in']}"
     if found["merged_into"]:
         head += f" (into {found['merged_into']})"

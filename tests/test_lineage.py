@@ -1015,6 +1015,10 @@ def test_resolve_old_citations(bundled) -> None:  # type: ignore[no-untyped-def]
     assert entwine["current"] == "702.42a"
     assert entwine["status"] == "moved+edited"
     assert [c["number"] for c in entwine["chain"]] == ["502.32a", "702.39a", "702.40a", "702.41a", "702.42a"]
+    # Each kind of change with its releases (the text had said "moved+edited in cr-2021-04-22",
+    # which only renumbered it); read in the releases: reworded in July 2009 and 2019-06-14.
+    assert entwine["edited_in"] == ["cr-2009-07-11", "cr-2019-06-14"]
+    assert entwine["moved_in"] == ["cr-2009-07-11", "cr-2011-06-17", "cr-2013-07-13", "cr-2021-04-22"]
     totem = resolve(out, "702.87a", source="cr-2011-06-17")
     assert totem["current"] == "702.89a" and totem["status"] == "moved+edited"  # renumbered and renamed
 
@@ -1086,6 +1090,16 @@ def test_sections_are_traced_and_resolved_as_text_and_json(bundled) -> None:  # 
     found = json.loads(result.output)
     assert (found["current"], found["status"]) == ("702.20", "moved")  # Vigilance
     assert [c["number"] for c in found["chain"]][:2] == ["502.14", "702.18"]
+    # A section that ended: its versions and where it ended (it had printed one line and an empty history).
+    result = runner.invoke(main, ["trace", "502.14", "--as-of", "2003-01-01", "--out", out])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert [line.split()[1] for line in lines[1:]] == [
+        "cr-2001-09-24", "cr-2002-10-07", "cr-2003-07-01", "cr-2003-10-01", "cr-2004-02-01", "cr-2004-10-01"]
+    assert all(line.endswith("Snow-Covered") for line in lines[1:-1]) and lines[-1].endswith("removed")
+    result = runner.invoke(main, ["resolve", "502.14", "--as-of", "2003-01-01", "--out", out, "--json"])
+    found = json.loads(result.output)
+    assert (found["current"], found["status"], found["changed_in"]) == (None, "removed", "cr-2004-10-01")
     result = runner.invoke(main, ["trace", "502.14", "--out", out])  # no longer a section number
     assert result.exit_code == 1 and "is a section of older releases" in result.output
     assert "--as-of" in result.output
