@@ -144,6 +144,14 @@ def check_folders(raw: Path, out: Path, cache: Path | None = None) -> None:
                               "move it out of --raw")
 
 
+def published_folder(path: Path) -> Path | None:
+    """The dataset or site this pipeline wrote that ``path`` (resolved) lies in, if any."""
+    for folder in path.resolve().parents:
+        if (folder / MARKER).is_file() or (folder / SITE_MARKER).is_file():
+            return folder
+    return None
+
+
 @contextmanager
 def lock(out: Path) -> Iterator[None]:
     """Hold ``<out>.lock`` for the duration; raise Busy if another run holds it."""

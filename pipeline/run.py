@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pipeline import canonical, checks, clean, dedupe, describe, lineage, noise, numbering, workers
+from pipeline import canonical, checks, clean, dedupe, describe, lineage, noise, numbering, publish, workers
 from pipeline.assemble import assemble, layout
 from pipeline.cache import SourceCache
 from pipeline.decode import DecodeError, decode, sniff_binary
@@ -156,6 +156,10 @@ def _read_source(
     rel = path.relative_to(raw).as_posix()
     sid = sid or source_id(path)
     try:
+        # A link to a file of a published dataset (raw/x.csv -> out/rules.csv): outputs never become inputs.
+        published = publish.published_folder(path) if path.is_symlink() else None
+        if published is not None:
+            raise Quarantine(f"a link into {published}, which this pipeline wrote: outputs are never read as inputs")
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
             raise Quarantine(f"not a regular file ({_file_type(info.st_mode)})")

@@ -197,6 +197,17 @@ def test_a_dataset_or_site_inside_raw_is_never_read_as_input(published: Path, sm
     assert not (tmp_path / "new").exists()
 
 
+def test_a_link_to_a_published_file_is_quarantined_not_read(published: Path, small_raw: Path,
+                                                             tmp_path: Path) -> None:
+    """raw/rules-link.csv -> out/rules.csv had been read as a source, status ok."""
+    (small_raw / "rules-link.csv").symlink_to(published / "rules.csv")
+    code, output = _ingest(small_raw, tmp_path / "new")
+    assert code == 3, output
+    report = json.loads((tmp_path / "new" / "run.json").read_text("utf-8"))
+    link = next(i for i in report["inputs"] if i["path"] == "rules-link.csv")
+    assert link["status"] == "quarantined" and "outputs are never read as inputs" in link["error"]
+
+
 def test_out_inside_raw_run_twice_never_ingests_its_outputs(small_raw: Path) -> None:
     before = _tree(small_raw)
     for _ in range(2):
