@@ -219,6 +219,8 @@ def _ingest(
         if len(line) > settings.max_line_chars:
             raise Quarantine(f"line {i}: {len(line)} characters, over the limit of {settings.max_line_chars}")
     lines = parse(decoded.text, base.path)
+    if not lines:  # nothing to read: said, not published as a source of nothing
+        raise Quarantine("empty: no text (0 bytes)" if not data else f"no text: only blank lines ({len(data)} bytes)")
     shape = layout(lines)
     elements = assemble(base.source_id, lines, shape)
     seconds["parse"] = time.thread_time() - t1
@@ -238,9 +240,7 @@ def _ingest(
         effective_date=date,
         era=describe.era(elements, date),
         lines=len(text_lines) - (1 if text_lines and text_lines[-1] == "" else 0),
-        flags=tuple(dict.fromkeys(
-            (("empty",) if not elements else ()) + tuple(f for _, f in decoded.line_flags)
-        )),
+        flags=tuple(dict.fromkeys(f for _, f in decoded.line_flags)),
     )
     return checks.judge(src, checks.source_checks(lines, elements, shape)), elements
 
