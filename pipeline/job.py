@@ -117,7 +117,11 @@ def shrinkage(previous: dict[str, Any], corpus: Corpus, rules: int) -> str:
     gone = [str(i.get("source_id")) for i in before if i.get("source_id") not in ids and i.get("sha256") not in shas]
     if before and len(gone) > SHRINK_LIMIT * len(before):
         named = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
-        return f"{len(gone)} of the {len(before)} sources of the published run would be gone ({named})"
+        # Still there but not read now (a limit, damage): say why, as the run would have.
+        flagged = [s.error for s in corpus.sources if s.source_id in gone and s.status != "ok" and s.error]
+        why = f"; not ok now: {flagged[0]}" + (f" (and {len(flagged) - 1} more)" if len(flagged) > 1 else "") \
+            if flagged else ""
+        return f"{len(gone)} of the {len(before)} sources of the published run would be gone ({named}){why}"
     rules_before = _rows(previous, "rules.csv")
     if rules_before and rules < (1 - SHRINK_LIMIT) * rules_before:
         return f"the reference numbering would have {rules} rules instead of {rules_before}"

@@ -132,8 +132,8 @@ class Dataset:
             raise TraceError(str(exc)) from None
         before = [s for s in self.releases if self.sources[s]["effective_date"] <= as_of]
         if not before:
-            first = self.releases[0] if self.releases else "none"
-            raise TraceError(f"no release in effect on {as_of} (the first is {first})")
+            first = f"the first is {self.releases[0]}" if self.releases else "the dataset has no dated release"
+            raise TraceError(f"no release in effect on {as_of} ({first})")
         return before[-1]
 
     def find(self, number: str, source: str = "", as_of: str = "") -> str:

@@ -259,6 +259,8 @@ def test_every_source_quarantined_is_a_shrink(published: Path, small_raw: Path) 
         (small_raw / name).write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     code, output = _ingest(small_raw, published)
     assert code == 65 and "4 of the 4 sources of the published run would be gone" in output
+    # Why they would be gone: still there, but not read (it had only said "gone").
+    assert "not ok now: 000_eb8496d4591d3274.txt: not text: PNG image (and 3 more)" in output
     assert "Traceback" not in output
     assert _tree(published) == before
 
