@@ -580,6 +580,15 @@ def test_changes_lists_quarantined_sources_as_quarantined(published: Path, small
     assert _ingest(small_raw, published)[0] == 0
     changes = (published / "changes.md").read_text("utf-8")
     assert "## Sources added (1)\n\n- scan\n" in changes and "quarantined" not in changes
+    # A source never read is not "removed" when its file goes (nothing of it leaves the dataset).
+    (small_raw / "scan.txt").unlink()
+    (small_raw / "bad.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    assert _ingest(small_raw, published)[0] == 3
+    (small_raw / "bad.txt").unlink()
+    assert _ingest(small_raw, published)[0] == 0
+    changes = (published / "changes.md").read_text("utf-8")
+    assert "## Sources removed" not in changes
+    assert "## Quarantined sources no longer in the input (1)\n\n- bad\n" in changes
 
 
 def test_changes_lists_a_suspect_source_as_added_and_suspect(published: Path, small_raw: Path) -> None:
