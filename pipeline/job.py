@@ -81,10 +81,15 @@ def _previous_report(out: Path) -> dict[str, Any]:
 
 
 def _outputs_intact(out: Path, report: dict[str, Any]) -> bool:
-    """Every output the report lists is there with its size (a cheap check: no hashing)."""
+    """Every output the report lists is there with its size and last-modified
+    time (a cheap check, no hashing: a byte changed in place changes the time)."""
     try:
-        return all((out / o["file"]).stat().st_size == o["bytes"] for o in report["outputs"])
-    except (OSError, KeyError, TypeError):
+        for o in report["outputs"]:
+            info = (out / o["file"]).stat()
+            if info.st_size != o["bytes"] or info.st_mtime_ns != o.get("mtime_ns", info.st_mtime_ns):
+                return False
+        return True
+    except (OSError, KeyError, TypeError, AttributeError):
         return False
 
 
@@ -212,8 +217,9 @@ def _report(
         name = path.relative_to(staging).as_posix()
         if name in (RUN_JSON,) or not path.is_file():
             continue
+        info = path.stat()
         outputs.append({
-            "file": name, "bytes": path.stat().st_size,
+            "file": name, "bytes": info.st_size, "mtime_ns": info.st_mtime_ns,
             "sha256": hashes.get(name) or package.sha256_of(path),
             "rows": counts.get(name),
         })

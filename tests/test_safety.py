@@ -386,6 +386,10 @@ def _damage(out: Path, name: str, how: str) -> None:
     elif how == "folder":
         path.unlink()
         path.mkdir()
+    elif how == "flipped":  # one byte changed in place: the same size
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0x01
+        path.write_bytes(bytes(data))
 
 
 def test_search_and_trace_on_damaged_outputs(light: tuple[Path, Path]) -> None:
@@ -446,6 +450,7 @@ def test_reading_commands_without_a_published_run(tmp_path: Path, command: list[
 @pytest.mark.parametrize(("name", "how"), [
     ("run.json", "garbage"), ("run.json", "missing"), ("sources.csv", "garbage"), ("rules.csv", "empty"),
     ("changes.md", "garbage"), ("changes.md", "missing"), ("rules.sqlite", "truncated"), ("elements.csv", "missing"),
+    ("rules.csv", "flipped"),  # had been taken as unchanged (its size alone was checked)
 ])
 def test_ingest_over_a_damaged_output_rebuilds_it(light: tuple[Path, Path], name: str, how: str) -> None:
     raw, published = light
