@@ -18,7 +18,6 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
 from itertools import islice
@@ -419,11 +418,12 @@ def write(corpus: Corpus, out: Path) -> Written:
 def _write(corpus: Corpus, out: Path) -> Written:
     out.mkdir(parents=True, exist_ok=True)
     data = tables(corpus)
-    building = database.build_aside(data, out / DATABASE, corpus.reference)
     rows: dict[str, int] = {}
     sha256: dict[str, str] = {}
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet")
+    building: database.Building | None = None
     try:
+        building = database.build_aside(data, out / DATABASE, corpus.reference)
         copies: list[Future[tuple[str, int, str]]] = []
         for name, table in data.items():
             file = f"{name}.csv"
@@ -440,12 +440,15 @@ def _write(corpus: Corpus, out: Path) -> Written:
         # Inside the try: a Ctrl-C while waiting for the database must stop its
         # process too, or it writes on into a staging folder being removed.
         sha256[DATABASE] = building.wait()
-    except BaseException as exc:
-        pool.shutdown(cancel_futures=True)
-        if isinstance(exc, Exception):
-            with suppress(OSError):
-                building.wait()  # the first failure is the one to report
-        else:  # interrupted (Ctrl-C, SIGTERM): the staging folder is about to be removed
-            building.stop()
+    except BaseException:
+        # Whatever failed (a full disk, Ctrl-C, SIGTERM), the staging folder is
+        # about to be removed: the database process is ended at once, not waited
+        # for (a Ctrl-C during that wait had left it writing on), and the first
+        # failure is the one reported.
+        try:
+            pool.shutdown(cancel_futures=True)
+        finally:
+            if building is not None:
+                building.stop()
         raise
     return Written(rows, sha256)

@@ -145,8 +145,10 @@ def check_folders(raw: Path, out: Path, cache: Path | None = None) -> None:
 
 
 def published_folder(path: Path) -> Path | None:
-    """The dataset or site this pipeline wrote that ``path`` (resolved) lies in, if any."""
-    for folder in path.resolve().parents:
+    """The dataset or site this pipeline wrote that ``path`` is, or lies in, once
+    links are followed (a loop is left as it is), if any."""
+    target = Path(os.path.realpath(path))
+    for folder in (target, *target.parents):
         if (folder / MARKER).is_file() or (folder / SITE_MARKER).is_file():
             return folder
     return None

@@ -156,11 +156,10 @@ def _read_source(
     rel = path.relative_to(raw).as_posix()
     sid = sid or source_id(path)
     try:
+        info = path.stat()  # first: a link loop is an OSError here (ELOOP), quarantined below
         # A link to a file of a published dataset (raw/x.csv -> out/rules.csv): outputs never become inputs.
-        published = publish.published_folder(path) if path.is_symlink() else None
-        if published is not None:
-            raise Quarantine(f"a link into {published}, which this pipeline wrote: outputs are never read as inputs")
-        info = path.stat()
+        if path.is_symlink() and publish.published_folder(path):
+            raise Quarantine("a link into a dataset or site this pipeline published: outputs are never read as inputs")
         if not stat.S_ISREG(info.st_mode):
             raise Quarantine(f"not a regular file ({_file_type(info.st_mode)})")
         if info.st_size > settings.max_file_bytes:

@@ -5,6 +5,7 @@ is pruned and ``make clean`` removes what was generated and nothing else."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -522,11 +523,13 @@ def test_ctrl_c_exits_130_and_leaves_out_unchanged(light: tuple[Path, Path], tmp
     assert not list(tmp_path.glob(f".{out.name}.staging-*"))
 
 
-def test_ctrl_c_while_waiting_for_the_database_stops_its_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                                                                ) -> None:
-    """The database is built in a forked process; a Ctrl-C while the job waits
-    for it must end that process too, or it writes on into the staging folder
-    being removed (which a careless user found left behind, 190 MB)."""
+@pytest.mark.parametrize("failure", ["ctrl-c while waiting for it", "disk full while writing a table"])
+def test_a_failed_write_ends_the_database_process_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          failure: str) -> None:
+    """The database is built in a forked process; however the write fails, that
+    process is ended at once, not waited for: left running, it wrote on into the
+    staging folder being removed (a careless user found it left behind, 190 MB),
+    and a Ctrl-C during a wait for it after a failure did the same."""
     shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", tmp_path / "dump.txt")
     corpus = run.build(tmp_path, Settings(jobs=1))
     made: list[database.Building] = []
@@ -539,13 +542,21 @@ def test_ctrl_c_while_waiting_for_the_database_stops_its_process(tmp_path: Path,
     def interrupted(self: database.Building) -> str:
         raise KeyboardInterrupt
 
-    # The forked process inherits the slow build: it would still be at work when the wait is interrupted.
+    def full(*args: object) -> tuple[int, str]:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    # The forked process inherits the slow build: it would still be at work when the write fails.
     monkeypatch.setattr(database, "build", lambda *args: time.sleep(60))
     monkeypatch.setattr(database.Building, "__init__", init)
-    monkeypatch.setattr(database.Building, "wait", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    if failure.startswith("ctrl-c"):
+        monkeypatch.setattr(database.Building, "wait", interrupted)
+    else:
+        monkeypatch.setattr(emit, "write_csv", full)
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt if failure.startswith("ctrl-c") else OSError):
         emit.write(corpus, tmp_path / "staging")
     assert made and not made[0]._proc.is_alive()
+    assert time.monotonic() - start < 30  # not the 60 s of the build
 
 
 def test_sigterm_exits_143_and_cleans_up(published: Path, small_raw: Path, tmp_path: Path) -> None:
