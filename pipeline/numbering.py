@@ -48,17 +48,20 @@ def is_release(src: Source) -> bool:
 
 
 def chain_of(sources: Sequence[Source]) -> list[int]:
-    """The indexes of the chain's releases, oldest first (by date, then id). The
-    same file twice is one release: the copy named for the release it is
-    (``cr-`` and its effective date), else the first by id, stands for it, and
+    """The indexes of the chain's releases, oldest first (by date, then id). One
+    release per effective date: copies of a release (the same file twice, or
+    saved again with other line ends or in another encoding) are one release.
+    The copy named for the release it is (``cr-`` and its effective date), else
+    the one nearest the top of raw/, else the first by id, stands for it, and
     the others are attached to it. (So a ``copy.txt`` of ``cr-2026-08-07.txt``
     does not name the reference, nor the lineages that start there.)"""
     order = sorted((k for k, s in enumerate(sources) if is_release(s)),
                    key=lambda k: (sources[k].effective_date, sources[k].source_id))
     firsts: dict[str, int] = {}
-    for k in sorted(order, key=lambda k: sources[k].source_id != f"cr-{sources[k].effective_date}"):
-        firsts.setdefault(sources[k].sha256, k)
-    return [k for k in order if firsts[sources[k].sha256] == k]
+    for k in sorted(order, key=lambda k: (sources[k].source_id != f"cr-{sources[k].effective_date}",
+                                          sources[k].path.count("/"), sources[k].source_id)):
+        firsts.setdefault(sources[k].effective_date, k)
+    return [k for k in order if firsts[sources[k].effective_date] == k]
 
 
 def number(

@@ -45,8 +45,10 @@ class Source:
 
     @property
     def official(self) -> bool:
-        """A whole dated Comprehensive Rules release (the others are dumps)."""
-        return self.format == "cr_document" and bool(self.effective_date) and self.status == "ok"
+        """A whole dated Comprehensive Rules release, a link of the lineage chain
+        (it shares its own numbering); the others, copies of one included, are dumps."""
+        return (self.format == "cr_document" and bool(self.effective_date) and self.status == "ok"
+                and self.numbering_like in ("", self.source_id))
 
 
 @dataclass(frozen=True, slots=True)
