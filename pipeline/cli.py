@@ -42,7 +42,16 @@ from pipeline.publish import Busy, ForeignOutput, Overlap, check_folders
 from pipeline.run import Settings, build
 from pipeline.site import build_site
 from pipeline.sitedata import SiteError
-from pipeline.trace import TraceError, checked_date, describe_resolved, resolve, resolve_text, trace, trace_json
+from pipeline.trace import (
+    TraceError,
+    checked_date,
+    cited_number,
+    describe_resolved,
+    resolve,
+    resolve_text,
+    trace,
+    trace_json,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
 EXIT_SHRINK, EXIT_NOT_OURS, EXIT_INTERRUPTED, EXIT_TERMINATED = 65, 73, 130, 143
@@ -286,7 +295,7 @@ def _one_of(source: str, as_of: str) -> None:
 
 
 def _not_blank(number: str | None) -> None:
-    if number is not None and not number.strip():
+    if number is not None and not cited_number(number):  # "", " ", ".", "CR ."
         raise click.UsageError("NUMBER is empty: give a rule or section number (e.g. 702.19a)")
 
 

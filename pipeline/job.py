@@ -338,8 +338,8 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
         ("Sources suspect (read, but a self-check failed)", suspect),
         ("Sources removed", sorted(set(old_sources) - {s.source_id for s in corpus.sources})),
         # Never read, so nothing of theirs leaves the dataset: not "removed".
-        ("Quarantined sources no longer in the input", sorted(set(old_all) - set(old_sources)
-                                                             - {s.source_id for s in corpus.sources})),
+        ("Sources gone that were quarantined (never read)", sorted(set(old_all) - set(old_sources)
+                                                           - {s.source_id for s in corpus.sources})),
         ("Sources changed", sorted(k for k in set(new_sources) & set(old_sources) if new_sources[k] != old_sources[k])),
         ("Rules added", added), ("Rules edited", edited), ("Rules moved", moved), ("Rules removed", removed),
         ("Rules whose lineage was re-traced (the same rule, a new lineage_id)", retraced),

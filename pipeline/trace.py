@@ -218,8 +218,9 @@ def _section_versions(data: Dataset, number: str, source: str, as_of: str
                       ) -> tuple[str, str, dict[str, str], list[dict[str, str]]]:
     """(number, the release it is read in, its renumber_map row, the rows of the
     releases that have the section it is now, in date order). A section that
-    ended has no number now: its versions are the sections of that title that
-    ended too, in the releases next to it (Snow-Covered, 502.14 of 2001 to 2004)."""
+    ended has no number now: its versions are the sections that ended, release
+    by release next to the one it is read in, under its number or title
+    (Snow-Covered, 502.14 of 2001 to 2004)."""
     n = cited_number(number)
     where = data.release_on(as_of) if as_of else source or data.releases[-1]
     row = data.sections[where, n]
@@ -229,15 +230,42 @@ def _section_versions(data: Dataset, number: str, source: str, as_of: str
         versions = sorted((r for (s, _), r in data.sections.items() if s in order and r["canonical_number"] == current),
                           key=lambda r: order[r["source_id"]])
         return n, where, row, versions
-    title = title_key(row["title"])
-    ended = {r["source_id"]: r for (s, _), r in data.sections.items()
-             if s in order and not r["canonical_number"] and title_key(r["title"]) == title}
-    first = last = order.get(where, 0)
-    while first > 0 and data.releases[first - 1] in ended:
-        first -= 1
-    while last + 1 < len(data.releases) and data.releases[last + 1] in ended:
-        last += 1
-    return n, where, row, [ended[sid] for sid in data.releases[first:last + 1] if sid in ended]
+    # Release by release from the one it is read in (a dump: the release it is
+    # like), each time the section that ended with this number, else with this
+    # title (folded: "Phased-Out" was retitled "Phased Out" in 2005).
+    ended: dict[str, list[dict[str, str]]] = {}
+    for (s, _), r in data.sections.items():
+        if s in order and not r["canonical_number"]:
+            ended.setdefault(s, []).append(r)
+    anchor = where if where in order else data.sources.get(where, {}).get("numbering_like", "")
+    start = _same_section(ended.get(anchor, []), row)
+    if anchor not in order or start is None:
+        return n, where, row, []
+    versions = [start]
+    for step in (-1, 1):
+        last, k = start, order[anchor] + step
+        while 0 <= k < len(data.releases) and (found := _same_section(ended.get(data.releases[k], []), last)):
+            versions.append(found)
+            last, k = found, k + step
+    return n, where, row, sorted(versions, key=lambda r: order[r["source_id"]])
+
+
+def _same_section(candidates: list[dict[str, str]], like: dict[str, str]) -> dict[str, str] | None:
+    """Of a release's sections that ended, the one ``like`` is in it: under its
+    number and title, else with its title (renumbered), else under its number (retitled)."""
+    number, title = normalise_number(like["number_as_written"]), _folded_title(like["title"])
+    ranked = [(normalise_number(r["number_as_written"]) != number or _folded_title(r["title"]) != title,
+               _folded_title(r["title"]) != title, k) for k, r in enumerate(candidates)
+              if normalise_number(r["number_as_written"]) == number or _folded_title(r["title"]) == title]
+    return candidates[min(ranked)[2]] if ranked else None
+
+
+def _folded_title(title: str) -> str:
+    """A title with case, quote style, hyphens and spacing folded ("Phased-Out", "Phased Out")."""
+    return " ".join(title_key(title).translate(_TITLE_FOLD).split())
+
+
+_TITLE_FOLD = str.maketrans({"-": " ", "\u2019": "'", "\u2018": "'", "\u2013": " ", "\u2014": " "})
 
 
 def _ended_in(data: Dataset, versions: list[dict[str, str]]) -> str:
@@ -270,10 +298,14 @@ def _resolved_section(data: Dataset, number: str, source: str, as_of: str) -> di
             chain.append({"source_id": r["source_id"], "effective_date": data.sources[r["source_id"]]["effective_date"],
                           "number": written})
             last = written
-    return {"cited": n, "source_id": where, "lineage_id": None, "current": current,
-            "status": "removed" if current is None else "same" if current == n else "moved",
+    status = "removed" if current is None else "same" if current == n else "moved"
+    return {"cited": n, "source_id": where, "lineage_id": None, "current": current, "status": status,
             "changed_in": _ended_in(data, versions) or None if current is None else None,
-            "merged_into": None, "chain": chain}
+            "moved_in": [b["source_id"] for a, b in zip(versions, versions[1:], strict=False)
+                         if status == "moved" and b["number_as_written"] != a["number_as_written"]
+                         and data.sources[b["source_id"]]["effective_date"] > data.sources.get(where, {}).get(
+                             "effective_date", "")],
+            "edited_in": [], "merged_into": None, "chain": chain}
 
 
 def resolve(out: Path, number: str, source: str = "", as_of: str = "") -> dict[str, Any]:
@@ -295,17 +327,22 @@ def resolve(out: Path, number: str, source: str = "", as_of: str = "") -> dict[s
 
 def _resolved(data: Dataset, lid: str, number: str, source: str) -> dict[str, Any]:
     line = data.lineages[lid]
-    rows = [r for r in data.history.get(lid, []) if r["effective_date"] and r["number_as_written"]]
+    # The chain's releases only: a dated copy (truncated, suspect) is no step of it.
+    releases = set(data.releases)
+    rows = [r for r in data.history.get(lid, []) if r["source_id"] in releases and r["number_as_written"]]
     cited = next((r for r in data.history.get(lid, []) if r["source_id"] == source), None)
     if cited is None:
         cited = next((r for r in rows if normalise_number(r["number_as_written"]) == number), rows[0] if rows else None)
+    # An undated dump cites as the release whose numbering it shares.
+    like = data.sources.get(cited["source_id"], {}).get("numbering_like", "") if cited else ""
+    cited_date = (cited["effective_date"] or data.sources.get(like, {}).get("effective_date", "")) if cited else ""
     chain, last = [], ""
     for r in rows:
         if r["number_as_written"] != last:
             chain.append({"source_id": r["source_id"], "effective_date": r["effective_date"],
                           "number": normalise_number(r["number_as_written"])})
             last = r["number_as_written"]
-    after = [r for r in rows if cited is None or r["effective_date"] > cited["effective_date"]]
+    after = [r for r in rows if r["effective_date"] > cited_date]
     changed_in = ""
     # The releases that renumbered it and those that reworded it, since the citation.
     moved_in = [r["source_id"] for r in after if "moved" in r["change"]]
@@ -320,8 +357,7 @@ def _resolved(data: Dataset, lid: str, number: str, source: str) -> dict[str, An
             if r["change"] not in ("unchanged", "added"):
                 changed_in = r["source_id"]
         pieces = [k for k, v in data.lineages.items() if v["split_from"] == lid
-                  and (cited is None or data.sources.get(v["first_source"], {}).get("effective_date", "")
-                       > cited["effective_date"])]
+                  and data.sources.get(v["first_source"], {}).get("effective_date", "") > cited_date]
         if pieces:
             status = "split"
             changed_in = min((data.lineages[k]["first_source"] for k in pieces),
@@ -345,8 +381,10 @@ def describe_resolved(found: dict[str, Any]) -> str:
     # A rule moved and edited in several releases: each kind of change with its
     # releases ("moved+edited in" the last release alone read as if that one did both).
     kinds = [f"{kind} in {', '.join(found[f'{kind}_in'])}" for kind in ("edited", "moved") if found.get(f"{kind}_in")]
-    if kinds:
-        head += " (" + "; ".join(kinds) + ")"
+    if kinds and kinds[0].startswith(found["status"] + " in "):
+        head += kinds[0].removeprefix(found["status"])  # "moved in A, B"
+    elif kinds:
+        head += " (" + "; ".join(kinds) + ")"  # "moved+edited (edited in A; moved in A, B)"
     elif found["changed_in"]:
         head += f" in {found['changed_in']}"
     if found["merged_into"]:
@@ -368,8 +406,9 @@ def resolve_text(out: Path, text: str, source: str = "", as_of: str = "") -> lis
             try:
                 found = _resolved(data, data.find(number, where), number, where)
             except TraceError as exc:
-                found = {"cited": number, "source_id": where, "current": None, "status": "unknown",
-                         "error": str(exc)}
+                found = {"cited": number, "source_id": where, "lineage_id": None, "current": None,
+                         "status": "unknown", "changed_in": None, "moved_in": [], "edited_in": [],
+                         "merged_into": None, "chain": [], "error": str(exc)}
             results.append({"line": lineno, **found})
     return results
 
@@ -381,6 +420,7 @@ def trace_json(out: Path, number: str, source: str = "", as_of: str = "") -> dic
     data = Dataset.load(out)
     if _is_section(data, number, source, as_of):
         _, _, row, versions = _section_versions(data, number, source, as_of)
-        return {"section": row, "history": versions}
+        ended = {} if row["canonical_number"] else {"ended_in": _ended_in(data, versions) or None}
+        return {"section": row, "history": versions, **ended}
     lid = data.find(number, source, as_of)
     return {"lineage": data.lineages[lid], "history": data.history.get(lid, [])}

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline import lineage, numbering, workers
+from pipeline import lineage, numbering, sitedata, workers
 from pipeline.cache import SourceCache
 from pipeline.canonical import section_of
 from pipeline.clean import Vocabulary, clean
@@ -1019,6 +1019,9 @@ def test_resolve_old_citations(bundled) -> None:  # type: ignore[no-untyped-def]
     # which only renumbered it); read in the releases: reworded in July 2009 and 2019-06-14.
     assert entwine["edited_in"] == ["cr-2009-07-11", "cr-2019-06-14"]
     assert entwine["moved_in"] == ["cr-2009-07-11", "cr-2011-06-17", "cr-2013-07-13", "cr-2021-04-22"]
+    # An undated dump (numbered as cr-2012-02-01) cites as that release: it had listed every move since 2009.
+    dump = resolve(out, "702.40a", source="000_eb8496d4591d3274")
+    assert (dump["moved_in"], dump["edited_in"]) == (["cr-2013-07-13", "cr-2021-04-22"], ["cr-2019-06-14"])
     totem = resolve(out, "702.87a", source="cr-2011-06-17")
     assert totem["current"] == "702.89a" and totem["status"] == "moved+edited"  # renumbered and renamed
 
@@ -1052,10 +1055,13 @@ def test_a_date_names_the_release_not_a_copy_or_a_truncated_one(tmp_path: Path) 
     data = (RAW / "cr-2026-08-07.txt").read_bytes()
     (raw / "z-partial.txt").write_bytes(data[: len(data) // 2])  # ends in 701: no 702 at all
     shutil.copy(RAW / "cr-2026-08-07.txt", raw / "sub" / "cr-2026-08-07.txt")
+    # The same release saved again with other line ends: other bytes, the same date.
+    (raw / "sub" / "crlf.txt").write_bytes(data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
     out = tmp_path / "out"
     result = CliRunner().invoke(main, ["ingest", "--raw", str(raw), "--out", str(out), "--jobs", "1"])
     assert result.exit_code == 3 and "z-partial.txt" in result.output, result.output  # suspect, published
     assert Dataset.load(out).releases == ["cr-2024-09-20", "cr-2026-08-07"]
+    assert [r.source_id for r in sitedata.load(out).releases] == ["cr-2024-09-20", "cr-2026-08-07"]
     trample = resolve(out, "702.19a", as_of="2026-08-07")
     assert (trample["source_id"], trample["current"]) == ("cr-2026-08-07", "702.19a")
     by_date = CliRunner().invoke(main, ["diff", "2024-09-20", "2026-08-07", "--out", str(out)])
@@ -1100,6 +1106,15 @@ def test_sections_are_traced_and_resolved_as_text_and_json(bundled) -> None:  # 
     result = runner.invoke(main, ["resolve", "502.14", "--as-of", "2003-01-01", "--out", out, "--json"])
     found = json.loads(result.output)
     assert (found["current"], found["status"], found["changed_in"]) == (None, "removed", "cr-2004-10-01")
+    # 217.8 "Phased-Out" was retitled "Phased Out" (2005-10-01) and ended in July 2009 (read in the releases).
+    result = runner.invoke(main, ["trace", "217.8", "--as-of", "2002-01-01", "--json", "--out", out])
+    found = json.loads(result.output)
+    assert found["ended_in"] == "cr-2009-07-11" and found["history"][-1]["source_id"] == "cr-2009-02-01"
+    assert {r["title"] for r in found["history"]} == {"Phased-Out", "Phased Out"}
+    # A dump's ended section (Imprint, 502.34), through the release it is numbered as: it had printed no versions.
+    found = resolve(Path(out), "502.34", source="002_92f1751b72fc2fc6")
+    assert (found["status"], found["changed_in"], found["chain"][0]["source_id"]) == (
+        "removed", "cr-2009-07-11", "cr-2003-10-01")
     result = runner.invoke(main, ["trace", "502.14", "--out", out])  # no longer a section number
     assert result.exit_code == 1 and "is a section of older releases" in result.output
     assert "--as-of" in result.output

@@ -604,7 +604,7 @@ def test_changes_lists_quarantined_sources_as_quarantined(published: Path, small
     assert _ingest(small_raw, published)[0] == 0
     changes = (published / "changes.md").read_text("utf-8")
     assert "## Sources removed" not in changes
-    assert "## Quarantined sources no longer in the input (1)\n\n- bad\n" in changes
+    assert "## Sources gone that were quarantined (never read) (1)\n\n- bad\n" in changes
 
 
 def test_changes_lists_a_suspect_source_as_added_and_suspect(published: Path, small_raw: Path) -> None:
