@@ -38,6 +38,9 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
         raise TraceError(f"no section {section} in {old} or {new} (a section is a number such as 702.42)")
     date_new = data.sources[new]["effective_date"]
     date_old = data.sources[old]["effective_date"]
+    if date_old and date_new and date_old > date_new:
+        # Rules added since would have come out as nothing at all, not as removed.
+        raise TraceError(f"{old} ({date_old}) is newer than {new} ({date_new}): give the older one first")
     changes: list[dict[str, Any]] = []
     for lid, rows in data.history.items():
         here = {r["source_id"]: r for r in rows if r["number_as_written"]}

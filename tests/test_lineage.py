@@ -1213,6 +1213,9 @@ def test_diff_any_two_releases_matches_through_lineages(bundled) -> None:  # typ
     # A section neither release has is no section, not "no changes".
     text = CliRunner().invoke(main, ["diff", "cr-2013-05-01", "cr-2016-08-26", "--section", "999", "--out", out])
     assert text.exit_code == 1 and "no section 999 in cr-2013-05-01 or cr-2016-08-26" in text.output
+    # The newer release first: refused (the rules added since had silently vanished, exit 0).
+    text = CliRunner().invoke(main, ["diff", "2016-08-26", "2013-05-01", "--out", out])
+    assert text.exit_code == 1 and "is newer than cr-2013-05-01 (2013-05-01): give the older one first" in text.output
 
 
 def test_diff_folds_renumbered_cross_references(bundled) -> None:  # type: ignore[no-untyped-def]
