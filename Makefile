@@ -58,5 +58,4 @@ vocabulary: $(STAMP)
 # staging leftovers, .cache/, bench results, tool caches and the virtualenv.
 clean:
 	$(PYTHON) -B -m pipeline.tidy out
-	if [ -f site/.rules-site ]; then rm -rf site; fi
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis rules_pipeline.egg-info

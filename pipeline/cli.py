@@ -417,12 +417,14 @@ def search_command(query: str, out: Path, limit: int, release: str | None, as_js
 @click.option("--dest", type=click.Path(path_type=Path, file_okay=False), default=Path("site"),
               show_default=True, help="Folder the site is written to (replaced whole; only a site this "
               "command wrote is ever replaced).")
-def site_command(out: Path, dest: Path) -> None:
+@click.option("--raw", type=click.Path(path_type=Path, file_okay=False), default=Path("raw"),
+              show_default=True, help="The input folder: the site is never written inside it.")
+def site_command(out: Path, dest: Path, raw: Path) -> None:
     """Write a static, offline, hyperlinked site of the published dataset in OUT to DEST:
     a page per release and per copy, a page per rule lineage, change pages, search,
     a comparison of any two releases and the run report (run.html)."""
     try:
-        result = build_site(out, dest)
+        result = build_site(out, dest, raw)
     except (SiteError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(

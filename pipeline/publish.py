@@ -154,6 +154,22 @@ def published_folder(path: Path) -> Path | None:
     return None
 
 
+def site_files(dest: Path) -> set[str] | None:
+    """The files (paths relative to ``dest``) the site's marker says ``site`` wrote
+    there, or None without a marker (a marker of an older version lists none)."""
+    try:
+        lines = (dest / SITE_MARKER).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return {line for line in lines[1:] if line}
+
+
+def site_others(dest: Path, written: set[str]) -> list[str]:
+    """Files under ``dest`` that are neither the marker nor listed in it."""
+    known = written | {SITE_MARKER}
+    return [rel for p in dest.rglob("*") if not p.is_dir() and (rel := p.relative_to(dest).as_posix()) not in known]
+
+
 @contextmanager
 def lock(out: Path) -> Iterator[None]:
     """Hold ``<out>.lock`` for the duration; raise Busy if another run holds it."""

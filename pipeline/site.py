@@ -25,7 +25,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from pipeline import sitepages
+from pipeline import publish, sitepages
 from pipeline.publish import SITE_MARKER
 from pipeline.sitedata import SiteError, load
 
@@ -56,27 +56,38 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def _check_dest(out: Path, dest: Path) -> None:
+def _check_dest(out: Path, dest: Path, raw: Path | None = None) -> None:
     out_r, dest_r = out.resolve(), dest.resolve()
     if _inside(dest_r, out_r) or _inside(out_r, dest_r):
         raise SiteError(f"--dest {dest} and --out {out} overlap: the site goes in a folder of its own")
+    if raw is not None and raw.is_dir() and _inside(dest_r, raw.resolve()):
+        raise SiteError(f"--dest {dest} is inside the input folder {raw}: the next ingest would refuse it; "
+                        "the site goes elsewhere")
     if dest.is_symlink() or (dest.exists() and not dest.is_dir()):
         raise SiteError(f"--dest {dest}: exists and is not a folder; not replaced")
-    if dest.is_dir() and any(dest.iterdir()) and not (dest / MARKER).is_file():
-        raise SiteError(f"--dest {dest}: a folder this command did not write (no {MARKER}); not replaced")
+    if dest.is_dir() and any(dest.iterdir()):
+        written = publish.site_files(dest)
+        if written is None:
+            raise SiteError(f"--dest {dest}: a folder this command did not write (no {MARKER}); not replaced")
+        foreign = sorted(publish.site_others(dest, written))
+        if foreign:
+            more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
+            raise SiteError(f"--dest {dest} holds {foreign[0]}{more}, which this command did not write: "
+                            "not replaced; move it elsewhere")
 
 
-def build_site(out: Path, dest: Path) -> SiteResult:
-    """Read the dataset published in ``out`` and write the site to ``dest`` (replaced whole)."""
+def build_site(out: Path, dest: Path, raw: Path | None = None) -> SiteResult:
+    """Read the dataset published in ``out`` and write the site to ``dest`` (replaced
+    whole; never inside ``raw``, the input folder)."""
     started = time.perf_counter()
-    _check_dest(out, dest)
+    _check_dest(out, dest, raw)
     ds = load(out)
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = dest.parent / f".{dest.name}.staging-{os.getpid()}"
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir()
-    (staging / MARKER).write_text(f"written by `python -m pipeline site` from {out}\n", encoding="utf-8")
+    files: list[str] = []
     try:
         pages = sitepages.Pages(ds, environment())
         written = 0
@@ -86,12 +97,17 @@ def build_site(out: Path, dest: Path) -> SiteResult:
             path.parent.mkdir(parents=True, exist_ok=True)
             data = content.encode("utf-8")
             path.write_bytes(data)
+            files.append(Path(rel).as_posix())
             written += rel.endswith(".html")
             total += len(data)
         for static in sorted((TEMPLATES / "static").iterdir()):
             (staging / "static").mkdir(exist_ok=True)
             shutil.copyfile(static, staging / "static" / static.name)
+            files.append(f"static/{static.name}")
             total += static.stat().st_size
+        # The marker lists every file written: a rebuild or `make clean` removes those, and no other.
+        (staging / MARKER).write_text(f"written by `python -m pipeline site` from {out}\n"
+                                      + "".join(f"{f}\n" for f in sorted(files)), encoding="utf-8")
         _swap(staging, dest)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

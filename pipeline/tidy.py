@@ -3,7 +3,8 @@
 An output folder goes only as far as its marker lists the pipeline's own files
 (a folder without one is left alone), and only when no run holds its lock;
 staging and swap leftovers beside it, its lock file, the parse cache's entries,
-the benchmark's work and results, and the bytecode caches go too. Whatever else a user keeps in
+the benchmark's work and results, the files a site's marker lists (``site/``),
+and the bytecode caches go too. Whatever else a user keeps in
 those places stays, and is named. Standard library only: it runs without the
 virtualenv, which ``make clean`` removes next.
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -74,6 +76,50 @@ def tidy_output(out: Path) -> Iterator[str]:
     lock.unlink(missing_ok=True)
 
 
+def tidy_site(site: Path) -> Iterator[str]:
+    """Remove the files a site's marker lists (``python -m pipeline site``), the
+    folders they leave empty, and the marker when nothing else is left."""
+    written = publish.site_files(site) if site.is_dir() and not site.is_symlink() else None
+    if written is None:
+        return
+    for rel in sorted(written):
+        path = site / rel
+        if path.is_file() and not path.is_symlink() and site in path.resolve().parents:
+            path.unlink()
+    _remove_empty(site)
+    others = publish.site_others(site, written)
+    if others:
+        yield f"kept {site}: it holds {len(others)} file(s) `site` did not write, e.g. {sorted(others)[0]}"
+    else:
+        (site / publish.SITE_MARKER).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            site.rmdir()
+
+
+def _remove_empty(folder: Path) -> None:
+    """Remove the empty folders under ``folder``, deepest first."""
+    for path in sorted((p for p in folder.rglob("*") if p.is_dir() and not p.is_symlink()),
+                       key=lambda p: -len(p.parts)):
+        with contextlib.suppress(OSError):
+            path.rmdir()
+
+
+def tidy_bench(bench: Path) -> Iterator[str]:
+    """Remove what ``make bench`` wrote: its results and its work folders (each scale's and the generated releases)."""
+    for name in ("latest.json", "previous.json"):
+        (bench / "results" / name).unlink(missing_ok=True)
+    work = bench / "work"
+    if work.is_dir() and not work.is_symlink():
+        for entry in work.iterdir():
+            if entry.is_dir() and not entry.is_symlink() and re.fullmatch(r"real|generated|[0-9]+x", entry.name):
+                shutil.rmtree(entry, ignore_errors=True)
+    for folder in (bench / "results", work):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+        if folder.is_dir():
+            yield f"kept {folder}: it holds files the benchmark did not write"
+
+
 def tidy_cache(folder: Path) -> Iterator[str]:
     """Remove the parse cache's entries under ``folder``, and the folders they leave empty."""
     if not folder.is_dir() or folder.is_symlink():
@@ -97,10 +143,8 @@ def tidy(root: Path, outs: list[str]) -> list[str]:
     for folder in ("pipeline", "tests"):
         for pycache in sorted((root / folder).rglob("__pycache__")) if (root / folder).is_dir() else []:
             shutil.rmtree(pycache, ignore_errors=True)
-    for generated in ("work", "results"):
-        shutil.rmtree(root / "bench" / generated, ignore_errors=True)
-    with contextlib.suppress(OSError):
-        (root / "bench").rmdir()
+    kept += tidy_bench(root / "bench")
+    kept += tidy_site(root / "site")
     return kept
 
 

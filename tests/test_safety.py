@@ -703,14 +703,28 @@ def test_make_clean_removes_what_was_generated_and_nothing_else(tmp_path: Path) 
     (root / ".venv" / "bin" / "python").write_text("", encoding="utf-8")
     (root / "bench" / "results").mkdir(parents=True)
     (root / "bench" / "results" / "latest.json").write_text("{}", encoding="utf-8")
+    (root / "bench" / "work" / "1x" / "raw").mkdir(parents=True)
+    (root / "bench" / "work" / "1x" / "raw" / "gen.txt").write_text("x\n", encoding="utf-8")
     (root / "pipeline" / "__pycache__").mkdir(exist_ok=True)
+    # A site: the files its marker lists go, a file of the user's in it stays (it went with `rm -rf site`).
+    (root / "site" / "lineage").mkdir(parents=True)
+    (root / "site" / ".rules-site").write_text("written by `python -m pipeline site`\nindex.html\nlineage/a.html\n",
+                                               encoding="utf-8")
+    (root / "site" / "index.html").write_text("<html>", encoding="utf-8")
+    (root / "site" / "lineage" / "a.html").write_text("<html>", encoding="utf-8")
+    (root / "site" / "MYSITEFILE.txt").write_text("mine\n", encoding="utf-8")
+    (root / "bench" / "results" / "mine.txt").write_text("mine\n", encoding="utf-8")  # it went with the results
+    user_files |= {k: v for k, v in _tree(root).items() if k in ("site/MYSITEFILE.txt", "bench/results/mine.txt")}
     done = _make_clean(root)
     assert done.returncode == 0, done.stderr
     assert "kept" in done.stdout and ".cache" in done.stdout  # says why .cache/ stays
-    assert _tree(root) == user_files
+    assert "MYSITEFILE.txt" in done.stdout and "bench/results" in done.stdout
+    after = _tree(root)
+    assert after.pop("site/.rules-site")  # kept, as out/'s marker is, beside a file the site did not write
+    assert after == user_files
     left = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_dir()}
     assert left == {"raw", "pipeline", "pipeline/data", "pipeline/templates", "pipeline/templates/static",
-                    "grammars", "tests", "mine", ".cache"}
+                    "grammars", "tests", "mine", ".cache", "site", "bench", "bench/results"}
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")

@@ -241,6 +241,26 @@ def test_refuses_to_replace_a_folder_it_did_not_write(tmp_path: Path, small_out:
     with pytest.raises(SiteError, match="overlap"):
         build_site(out, out.parent)
     assert (out / "rules.csv").is_file()
+    # Inside the input folder: the next ingest would refuse raw/ (it was written, 146 MB).
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    with pytest.raises(SiteError, match="inside the input folder"):
+        build_site(out, raw / "site", raw)
+    assert not (raw / "site").exists()
+
+
+def test_a_rebuild_replaces_its_own_files_and_refuses_over_a_users(tmp_path: Path, small_out: Path) -> None:
+    """A site folder with a file of the user's in it had been replaced whole, the file lost."""
+    dest = tmp_path / "site"
+    build_site(small_out, dest)
+    listed = set((dest / ".rules-site").read_text(encoding="utf-8").splitlines()[1:])
+    assert "index.html" in listed and {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()} == (
+        listed | {".rules-site"})
+    build_site(small_out, dest)  # its own files only: replaced
+    (dest / "lineage" / "my-notes.txt").write_text("keep me", encoding="utf-8")
+    with pytest.raises(SiteError, match="holds lineage/my-notes.txt, which this command did not write"):
+        build_site(small_out, dest)
+    assert (dest / "lineage" / "my-notes.txt").read_text(encoding="utf-8") == "keep me"
 
 
 def test_missing_or_malformed_tables_name_the_file(tmp_path: Path, bundled: tuple[Corpus, Path]) -> None:
