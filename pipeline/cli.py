@@ -91,7 +91,12 @@ class _Main(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except Exception as exc:
-            if os.environ.get("PIPELINE_DEBUG") or (isinstance(exc, OSError) and exc.errno == errno.EPIPE):
+            if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+                # The reader stopped early (`| head`): what it read was right; end
+                # quietly, with nothing left to flush into the closed pipe.
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                raise SystemExit(0) from None
+            if os.environ.get("PIPELINE_DEBUG"):
                 raise
             click.echo(f"Error: unexpected {type(exc).__name__}: {exc}", err=True)
             raise SystemExit(EXIT_FAILED) from None

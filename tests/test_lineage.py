@@ -10,6 +10,8 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +30,7 @@ from pipeline.numbers import sort_key
 from pipeline.records import Element, Source
 from pipeline.run import Settings, read_source
 from pipeline.trace import Dataset, _read, resolve
-from tests.conftest import DATA, RAW
+from tests.conftest import DATA, RAW, ROOT
 
 KEY = read_key()
 
@@ -1216,6 +1218,16 @@ def test_diff_any_two_releases_matches_through_lineages(bundled) -> None:  # typ
     # The newer release first: refused (the rules added since had silently vanished, exit 0).
     text = CliRunner().invoke(main, ["diff", "2016-08-26", "2013-05-01", "--out", out])
     assert text.exit_code == 1 and "is newer than cr-2013-05-01 (2013-05-01): give the older one first" in text.output
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(bundled) -> None:  # type: ignore[no-untyped-def]
+    """`diff ... | head -1` had exited 1 (failed), with a traceback of the broken pipe."""
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline", "diff", "1999-04-23", "2026-08-07", "--json",
+                             "--out", str(bundled[1])], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == b"["
+    proc.stdout.close()  # megabytes still to come
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and stderr == b""
 
 
 def test_diff_folds_renumbered_cross_references(bundled) -> None:  # type: ignore[no-untyped-def]
