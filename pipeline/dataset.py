@@ -34,7 +34,10 @@ class Tables(Mapping[str, "pd.DataFrame"]):
         self.out = out
 
     def __getitem__(self, name: str) -> pd.DataFrame:
-        return self._frames[name]
+        try:
+            return self._frames[name]
+        except KeyError:
+            raise KeyError(f"no table {name!r} in {self.out}; tables: {', '.join(self._frames)}") from None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._frames)
@@ -58,6 +61,8 @@ class Tables(Mapping[str, "pd.DataFrame"]):
 
 def descriptor(out: Path) -> dict[str, Any]:
     """The parsed ``datapackage.json`` of ``out``; DatasetError when there is none or it is damaged."""
+    if out.is_file():
+        raise DatasetError(f"{out} is a file: give the published folder it is in ({out.parent})")
     if not out.is_dir():
         raise DatasetError(f"{out}: no such folder; publish it with `python -m pipeline ingest --out {out}`")
     path = out / DESCRIPTOR
@@ -160,7 +165,14 @@ def _locate(path: Path, fields: list[tuple[str, str]]) -> str:
     with path.open(encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh)
         next(reader, None)
-        for row in reader:
+        rows = iter(reader)
+        while True:
+            try:
+                row = next(rows)
+            except StopIteration:
+                break
+            except csv.Error as exc:  # an unbalanced quote runs the field on to the end of the file
+                return f"line {start}: {exc}"
             if len(row) != len(fields):
                 return f"line {start}: {len(row)} fields, {len(fields)} expected"
             for (name, type_), value in zip(fields, row, strict=True):

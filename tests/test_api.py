@@ -141,6 +141,11 @@ def test_missing_or_damaged_out_is_a_clear_error(bundled, tmp_path: Path) -> Non
     _, out = bundled
     with pytest.raises(pipeline.DatasetError, match="nowhere: no such folder"):
         pipeline.load(tmp_path / "nowhere")
+    # A table's file for its folder: it had advised `ingest --out out/sources.csv`.
+    with pytest.raises(pipeline.DatasetError, match=r"sources\.csv is a file: give the published folder it is in"):
+        pipeline.load(out / "sources.csv")
+    with pytest.raises(KeyError, match="no table 'sectoins' in .*; tables: sources, elements, sections"):
+        pipeline.load(out, verify=False)["sectoins"]
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(pipeline.DatasetError, match="datapackage.json not found: .* is not a published dataset"):
