@@ -197,6 +197,7 @@ def fts_query(text: str) -> str:
     return " ".join('"' + w.replace('"', '""') + '"' + star for w, star in words)
 
 
+MAX_QUERY_WORDS = 64
 _TITLED = "search.rowid IN (SELECT rowid FROM search WHERE search MATCH :titled)"  # the title has every word
 _BEST = "bm25(search, 1.0, 1.0, 4.0, 1.0), search.rowid"
 
@@ -219,6 +220,9 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
     query = fts_query(text)
     if not query:
         return []
+    words = query.count('" "') + 1
+    if words > MAX_QUERY_WORDS:  # the index's time grows with the square of the words (4,000: half a minute)
+        raise SearchError(f"a query of {words} words: at most {MAX_QUERY_WORDS}, every one of which must match")
     snippet = "snippet(search, 3, '[', ']', '…', 16)"
     con = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro", uri=True)
     try:
