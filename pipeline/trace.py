@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.canonical import title_key
-from pipeline.dedupe import normalise_number
+from pipeline.dedupe import fold, normalise_number
 from pipeline.lineage import change_of
 
 
@@ -53,14 +53,20 @@ def checked_date(text: str) -> str:
 def word_diff(old: str, new: str) -> str:
     """Inline word diff, ``[-removed-]{+added+}`` as ``git diff --word-diff`` shows it.
 
+    Words that differ only in quote style are the same word (as they are no edit
+    for the change function), shown as the new version writes them.
+
     >>> word_diff("Play this ability only", "Activate this ability only")
     '[-Play-] {+Activate+} this ability only'
+    >>> print(word_diff("its “card” here", 'its "card" here now'))
+    its "card" here {+now+}
     """
     a, b = old.split(), new.split()
     out: list[str] = []
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, [fold(w) for w in a], [fold(w) for w in b],
+                                              autojunk=False).get_opcodes():
         if op == "equal":
-            out.append(" ".join(a[i1:i2]))
+            out.append(" ".join(b[j1:j2]))
             continue
         if i2 > i1:
             out.append("[-" + " ".join(a[i1:i2]) + "-]")
