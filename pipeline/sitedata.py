@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline import dataset
+
 # The fields of elements.csv can be as long as a whole front matter.
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
@@ -247,6 +249,7 @@ def load(out: Path) -> Dataset:
     """Read a published folder; a missing or malformed table raises ``SiteError``."""
     if not out.is_dir():
         raise SiteError(f"{out}: no such folder (run `python -m pipeline ingest --out {out}` first)")
+    _verify(out)
     sources = _sources(out)
     known = {s.source_id for s in sources}
     lineages, keyed_by = _lineages(out, known)
@@ -273,6 +276,20 @@ def load(out: Path) -> Dataset:
         run=run if isinstance(run, dict) else {},
         changes_md=changes.read_text(encoding="utf-8") if changes.is_file() else "", keyed_by=keyed_by,
     )
+
+
+def _verify(out: Path) -> None:
+    """Each CSV against the sha256 ``datapackage.json`` states, as ``trace`` and
+    ``load`` check them (a table edited since it was published made a site of the edit)."""
+    if not (out / dataset.DESCRIPTOR).is_file():
+        return
+    try:
+        for resource in dataset.descriptor(out)["resources"]:
+            path = out / str(resource.get("path", ""))
+            if resource.get("format", "csv") == "csv" and path.is_file():
+                dataset.check_hash(path, resource)
+    except dataset.DatasetError as exc:
+        raise SiteError(str(exc)) from None
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")

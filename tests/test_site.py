@@ -249,6 +249,19 @@ def test_refuses_to_replace_a_folder_it_did_not_write(tmp_path: Path, small_out:
     assert not (raw / "site").exists()
 
 
+def test_a_table_changed_since_it_was_published_is_refused(tmp_path: Path, small_out: Path) -> None:
+    """Edited in a copy, rule_history.csv had been shown as it was edited, exit 0 (trace refused it)."""
+    copy = tmp_path / "out"
+    shutil.copytree(small_out, copy)
+    history = copy / "rule_history.csv"
+    text = history.read_text(encoding="utf-8")
+    assert " the " in text
+    history.write_text(text.replace(" the ", " teh ", 1), encoding="utf-8")
+    with pytest.raises(SiteError, match=r"rule_history\.csv: does not match its sha256 in datapackage\.json"):
+        build_site(copy, tmp_path / "site")
+    assert not (tmp_path / "site").exists()
+
+
 def test_a_rebuild_replaces_its_own_files_and_refuses_over_a_users(tmp_path: Path, small_out: Path) -> None:
     """A site folder with a file of the user's in it had been replaced whole, the file lost."""
     dest = tmp_path / "site"
