@@ -313,7 +313,10 @@ def test_cli(tmp_path: Path, small_out: Path) -> None:
     ds = load(out)
     n = len(ds.releases)
     assert f"{n} releases, {len(ds.sources) - n} other copies" in result.output and (dest / "index.html").is_file()
+    # A page an earlier build wrote (its marker lists it) and this one does not: gone with the old site.
     (dest / "stale.html").write_text("old", encoding="utf-8")
+    with (dest / ".rules-site").open("a", encoding="utf-8") as fh:
+        fh.write("stale.html\n")
     again = CliRunner().invoke(main, ["site", "--out", str(out), "--dest", str(dest)])
     assert again.exit_code == 0, again.output
     assert not (dest / "stale.html").exists()
