@@ -33,7 +33,7 @@ from pipeline import __version__
 from pipeline.clean import word_counts
 from pipeline.database import SearchError
 from pipeline.database import search as search_db
-from pipeline.dataset import DatasetError, check_hash, descriptor
+from pipeline.dataset import DatasetError, verify
 from pipeline.diff import describe as describe_diff
 from pipeline.diff import diff
 from pipeline.job import Shrinking, run_job
@@ -137,9 +137,7 @@ def _reading(out: Path) -> Iterator[None]:
     # A table cut short or edited since it was published reads as well as a
     # whole one: its sha256 in datapackage.json tells them apart.
     try:
-        listed = {str(r.get("path", "")): r for r in descriptor(out)["resources"]}
-        for name in _LINEAGE_TABLES:
-            check_hash(out / name, listed.get(name, {}))
+        verify(out, _LINEAGE_TABLES)
     except DatasetError as exc:
         raise click.ClickException(str(exc)) from None
     try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,6 +98,15 @@ def check_hash(path: Path, resource: dict[str, Any]) -> None:
     if expected and digest.hexdigest() != expected:
         raise DatasetError(f"{path}: does not match its sha256 in {DESCRIPTOR}: changed or damaged since it "
                            "was published")
+
+
+def verify(out: Path, names: Collection[str] | None = None) -> None:
+    """Each CSV that ``datapackage.json`` lists (of ``names`` only, when given)
+    against its sha256; DatasetError naming the first that differs."""
+    for resource in descriptor(out)["resources"]:
+        path = out / str(resource.get("path", ""))
+        if resource.get("format", "csv") == "csv" and (names is None or path.name in names) and path.is_file():
+            check_hash(path, resource)
 
 
 def arrow_types(fields: list[tuple[str, str]], where: Path) -> dict[str, Any]:

@@ -284,10 +284,7 @@ def _verify(out: Path) -> None:
     if not (out / dataset.DESCRIPTOR).is_file():
         return
     try:
-        for resource in dataset.descriptor(out)["resources"]:
-            path = out / str(resource.get("path", ""))
-            if resource.get("format", "csv") == "csv" and path.is_file():
-                dataset.check_hash(path, resource)
+        dataset.verify(out)
     except dataset.DatasetError as exc:
         raise SiteError(str(exc)) from None
 
