@@ -127,9 +127,9 @@ def tidy_cache(folder: Path) -> Iterator[str]:
     for path in sorted(folder.rglob("*"), key=lambda p: -len(p.parts)):
         if path.is_file() and cache.is_cache_file(path.name):
             path.unlink()
-    for path in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)) + [folder]:
-        with contextlib.suppress(OSError):
-            path.rmdir()
+    _remove_empty(folder)
+    with contextlib.suppress(OSError):
+        folder.rmdir()
     if folder.exists():
         yield f"kept {folder}: it holds files the cache did not write"
 

@@ -307,10 +307,9 @@ def _resolved_section(data: Dataset, number: str, source: str, as_of: str) -> di
     status = "removed" if current is None else "same" if current == n else "moved"
     return {"cited": n, "source_id": where, "lineage_id": None, "current": current, "status": status,
             "changed_in": _ended_in(data, versions) or None if current is None else None,
-            "moved_in": [b["source_id"] for a, b in zip(versions, versions[1:], strict=False)
-                         if status == "moved" and b["number_as_written"] != a["number_as_written"]
-                         and data.sources[b["source_id"]]["effective_date"] > data.sources.get(where, {}).get(
-                             "effective_date", "")],
+            # The chain's renumberings since the cited release.
+            "moved_in": [c["source_id"] for c in chain[1:] if status == "moved"
+                         and c["effective_date"] > data.sources.get(where, {}).get("effective_date", "")],
             "edited_in": [], "merged_into": None, "chain": chain}
 
 
