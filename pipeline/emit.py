@@ -181,12 +181,16 @@ def source_row(src: Source) -> dict[str, Any]:
         "source_id": src.source_id, "path": src.path, "sha256": src.sha256, "bytes": src.bytes,
         "encoding": src.encoding, "newline": src.newline, "format": src.format,
         "effective_date": src.effective_date, "era": src.era, "lines": src.lines,
-        "status": src.status, "error": src.error, "encoding_evidence": src.evidence,
+        # The contract's two statuses: read (ok) or not (quarantined). A source that
+        # was read but failed a self-check is ok, with its reasons under suspect.
+        "status": "quarantined" if src.status == "quarantined" else "ok",
+        "error": src.error if src.status == "quarantined" else "", "encoding_evidence": src.evidence,
         "numbering_like": src.numbering_like,
         "flags": ";".join(src.flags),
     }
     row.update({f"lines_{k}": src.line_counts.get(k, 0) for k in KINDS})
     row["checks"] = format_checks(src.checks)
+    row["suspect"] = src.error if src.status == "suspect" else ""
     return row
 
 

@@ -34,7 +34,7 @@ def run_page(pages: Pages) -> str:
         stacked = (counts["added"] + counts["split"], counts["removed"] + counts["merged"], counts["moved"],
                    counts["edited"] + counts["moved+edited"])
         change_bars.append(Bar(src.effective_date, label(src), stacked, changes_file(new_id)))
-    columns = ["source_id", "format", "effective_date", "era", "status", "error", "flags"]
+    columns = ["source_id", "format", "effective_date", "era", "status", "error", "suspect", "flags"]
     sources = [{"cells": [s.row.get(c, "") for c in columns], "page": release_file(s.source_id),
                 "status_class": "bad" if s.status != "ok" else ""} for s in pages.ds.sources]
     names, checks, failed = self_checks(run)

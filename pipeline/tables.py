@@ -47,9 +47,9 @@ TABLES: tuple[Table, ...] = (
     Table("sources", (
         "source_id", "path", "sha256", "bytes", "encoding", "newline", "format", "effective_date", "era",
         "lines", "status", "error", "encoding_evidence", "numbering_like", "flags",
-        *[f"lines_{k}" for k in KINDS], "checks",
+        *[f"lines_{k}" for k in KINDS], "checks", "suspect",
     ), ("source_id",), description="One row per raw file: how it was read, whether it was ingested "
-                                   "(ok, suspect, quarantined) and its self-checks."),
+                                   "(ok or quarantined) and its self-checks (suspect: one failed)."),
     Table("elements", ELEMENT_COLUMNS, ("element_id",), _ELEMENT_FKS,
           ("source_id", "kind", "canonical_number"),
           "The ledger: every element of every source; spans cover every non-blank line once."),
@@ -126,7 +126,9 @@ MEANINGS: dict[str, str] = {
     "effective_date": "The date the document states (These rules are effective as of ...); empty if none.",
     "era": "The wording era its text shows (pre-2009, 2009-2018, 2018-2021, 2021+); dates an undated source.",
     "lines": "Lines in the decoded source.",
-    "status": "ok; suspect (read, but a self-check failed: see checks); or quarantined (not read: see error).",
+    "status": "ok (read and published; see suspect) or quarantined (not read: see error).",
+    "suspect": "Empty when every self-check passed; else why the source is suspect: it was read and "
+               "published, but a check failed (names the file and each failed check with its figures).",
     "checks": "Every self-check on this source, ;-separated, as name=ok or name=failed with its figures "
               "(numbered lines vs rules read, rule order, glossary text, rule count vs neighbours).",
     "error": "Why the file was quarantined, naming the file and, where it applies, the line.",

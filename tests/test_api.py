@@ -188,7 +188,7 @@ NOT_YET_IN_CONTRACT = {
     *(f"sources.lines_{k}" for k in ("chapter", "section", "rule", "example", "glossary", "qa", "prose",
                                      "front_matter", "noise")),
     "qa.section_as_written", "xrefs.target", "glossary.element_id", "glossary.line_start", "rules.lineage_id",
-    "sources.checks",
+    "sources.checks", "sources.suspect",
 }
 
 
