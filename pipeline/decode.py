@@ -18,6 +18,7 @@ from functools import lru_cache
 from importlib import resources
 
 import ftfy
+import numpy as np
 from ftfy.badness import is_bad
 
 from pipeline import markup
@@ -28,11 +29,11 @@ SINGLE_BYTE = ("cp1252", "mac_roman", "cp437")
 
 _NON_ASCII = re.compile("[^\x00-\x7f]")
 _WORD = re.compile(r"[^\W\d_][\w’'-]*")
-_HIGH_BYTE = re.compile(rb"[\x80-\xff]")
-# A run of bytes that may decode to word characters (ASCII ones, ' and -, any high byte),
-# holding a high byte. Tried only where a run starts: from inside a run that holds
-# none, the pattern would retry at every byte (quadratic in the run's length).
-_HIGH_RUN = re.compile(rb"(?<![0-9A-Za-z_'\-\x80-\xff])[0-9A-Za-z_'\-]*[\x80-\xff][0-9A-Za-z_'\-\x80-\xff]*")
+# The bytes that may decode to word characters in a single-byte encoding: ASCII
+# letters and digits, _ ' and -, and every high byte.
+_RUN_BYTE = np.zeros(256, dtype=bool)
+_RUN_BYTE[list(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_'-")] = True
+_RUN_BYTE[0x80:] = True
 _TYPOGRAPHY = set("’‘“”–—…•™®©°·")
 _ODD_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 _INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
@@ -173,10 +174,20 @@ def _score_bytes(sample: bytes, enc: str, contexts: Counter[bytes], runs: set[by
 
 
 def _contexts(sample: bytes) -> tuple[Counter[bytes], set[bytes]]:
-    """The inputs of ``_score_bytes`` (a space stands before and after the sample)."""
-    padded = b" " + sample + b" "
-    contexts = Counter(padded[m.start():m.start() + 3] for m in _HIGH_BYTE.finditer(sample))
-    return contexts, set(_HIGH_RUN.findall(sample))
+    """The inputs of ``_score_bytes`` (a space stands before and after the sample):
+    the triples, counted as 24-bit numbers, and the maximal runs of word bytes that
+    hold a high byte, cut where the run's edges are. In arrays, not a Python step
+    per byte: most non-ASCII lines of an old release hold curly quotes, so the
+    sample is most of the file (3-4 times faster than two patterns' scans)."""
+    padded = np.frombuffer(b" " + sample + b" ", dtype=np.uint8)
+    high = np.flatnonzero(padded[1:-1] >= 0x80)  # in the sample; in padded, the middle of a triple
+    triples = (padded[high].astype(np.uint32) << 16) | (padded[high + 1].astype(np.uint32) << 8) | padded[high + 2]
+    keys, counts = np.unique(triples, return_counts=True)
+    contexts = Counter(dict(zip((k.to_bytes(3, "big") for k in keys.tolist()), counts.tolist(), strict=True)))
+    edges = np.flatnonzero(np.diff(_RUN_BYTE[padded].astype(np.int8)))  # in the sample: run starts, run ends
+    starts, ends = edges[0::2], edges[1::2]
+    holding = np.unique(np.searchsorted(starts, high, side="right") - 1)  # the runs the high bytes lie in
+    return contexts, {sample[a:b] for a, b in zip(starts[holding].tolist(), ends[holding].tolist(), strict=True)}
 
 
 def _non_ascii_sample(data: bytes) -> bytes:
