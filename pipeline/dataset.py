@@ -59,6 +59,17 @@ class Tables(Mapping[str, "pd.DataFrame"]):
         return f"Tables({str(self.out)!r}; {sizes})"
 
 
+def source_status(row: Mapping[str, str]) -> str:
+    """What a ``sources.csv`` row says of its source: ``quarantined`` (not read),
+    ``suspect`` (read and published, but a self-check failed: the contract's
+    status is ``ok``, the reasons are under ``suspect``) or ``ok``.
+
+    >>> source_status({"status": "ok", "suspect": "a.txt: rule_count: ..."}), source_status({"status": "ok"})
+    ('suspect', 'ok')
+    """
+    return "suspect" if row.get("status") == "ok" and row.get("suspect") else row.get("status", "")
+
+
 def descriptor(out: Path) -> dict[str, Any]:
     """The parsed ``datapackage.json`` of ``out``; DatasetError when there is none or it is damaged."""
     if out.is_file():

@@ -25,6 +25,7 @@ from typing import Any
 
 from pipeline import __version__, checks, emit, package, publish
 from pipeline.cache import SourceCache, code_version
+from pipeline.dataset import source_status
 from pipeline.lineage import change_of
 from pipeline.run import Corpus, Progress, Settings, build, discover
 
@@ -294,7 +295,7 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
     old_all = {r["source_id"]: r for r in _read_csv(old / "sources.csv", "source_id", "sha256", "status")}
     old_sources = {k: r["sha256"] for k, r in old_all.items() if r["status"] != "quarantined"}
     new_sources = {s.source_id: s.sha256 for s in corpus.sources if s.status != "quarantined"}
-    old_flagged = {k: (r["status"], r["sha256"]) for k, r in old_all.items() if r["status"] != "ok"}
+    old_flagged = {k: (source_status(r), r["sha256"]) for k, r in old_all.items() if source_status(r) != "ok"}
     newly = [s for s in corpus.sources if s.status != "ok" and old_flagged.get(s.source_id) != (s.status, s.sha256)]
     quarantined = [s.error for s in newly if s.status == "quarantined"]
     suspect = [s.error for s in newly if s.status == "suspect"]

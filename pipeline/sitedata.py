@@ -168,9 +168,8 @@ def order_key(src: Source, dates: dict[str, str]) -> tuple[str, int, str]:
 
 def _sources(out: Path) -> list[Source]:
     found = [
-        # A source read but failing a self-check is ok in the table, its reasons under suspect.
-        Source(r["source_id"], r["format"], r["effective_date"], r["era"],
-               "suspect" if r["status"] == "ok" and r.get("suspect") else r["status"], r.get("numbering_like", ""), r)
+        Source(r["source_id"], r["format"], r["effective_date"], r["era"], dataset.source_status(r),
+               r.get("numbering_like", ""), r)
         for _, r in rows(out / "sources.csv", ("source_id", "format", "effective_date", "era", "status"))
     ]
     dates = {s.source_id: s.effective_date for s in found}

@@ -617,6 +617,13 @@ def test_changes_lists_a_suspect_source_as_added_and_suspect(published: Path, sm
     assert "## Sources added (1)\n\n- half\n" in changes
     assert "## Sources suspect (read, but a self-check failed) (1)\n\n- half.txt: " in changes
     assert "## Sources quarantined" not in changes
+    # The next run, for another source, tells the suspect one as known, not as new again
+    # (sources.csv says suspect under its own column: the contract's status is ok).
+    shutil.copy(RAW / "002_92f1751b72fc2fc6.txt", small_raw / "another.txt")
+    assert _ingest(small_raw, published)[0] == 3
+    changes = (published / "changes.md").read_text("utf-8")
+    assert "## Sources added (1)\n\n- another\n" in changes and "## Sources suspect" not in changes
+    assert "1 source still quarantined or suspect, as in the previous run" in changes
 
 
 def test_first_run_with_a_quarantined_source(small_raw: Path, tmp_path: Path) -> None:
