@@ -246,13 +246,16 @@ def tables(corpus: Corpus) -> dict[str, Iterable[Row]]:
         for el in ref if el.kind == "rule"
     }
     qa_section = _qa_sections(els, rule_section)
+    # The sources with an element of each number, and (apart: a section's number
+    # may be a rule's too, 103.2 of 103.2a) those with one inside each section.
     mapped_sources: dict[str, set[str]] = defaultdict(set)
+    section_sources: dict[str, set[str]] = defaultdict(set)
     texts: dict[str, set[str]] = defaultdict(set)
     for el in els:
         number = el.canonical_number
         if number:
             mapped_sources[number].add(el.source_id)
-            mapped_sources[section(number)].add(el.source_id)
+            section_sources[section(number)].add(el.source_id)
             if el.kind == "rule":
                 texts[number].add(el.text)
     qa_count: dict[str, int] = defaultdict(int)
@@ -281,7 +284,8 @@ def tables(corpus: Corpus) -> dict[str, Iterable[Row]]:
             sections.append({
                 "number": el.canonical_number, "title": el.text, "chapter": el.canonical_number[:1],
                 "rules": rule_count.get(el.canonical_number, 0), "qa": qa_count.get(el.canonical_number, 0),
-                "sources": ";".join(sorted(mapped_sources[el.canonical_number])),
+                "sources": ";".join(sorted(mapped_sources[el.canonical_number]
+                                           | section_sources[el.canonical_number])),
             })
     per_source_map = {
         (m.source_id, normalise_number(m.number_as_written)): m.canonical_number

@@ -282,6 +282,21 @@ def test_lineages_table_is_consistent(table) -> None:  # type: ignore[no-untyped
     assert set(merged.merged_into) <= set(lines.lineage_id)
 
 
+def test_rules_and_sections_list_the_sources_that_have_them(table) -> None:  # type: ignore[no-untyped-def]
+    """A rule's sources are those with an element mapped to it; a section's, those
+    with it or a rule in it. 103.2 is a rule and the section of 103.2a-c: in 2011-2022
+    the rule written 103.2 is today's 103.1, so those releases are not 103.2's."""
+    els = table("elements")
+    mapped = els[els.canonical_number != ""]
+    have = mapped.groupby("canonical_number").source_id.agg(set)
+    rules = table("rules")
+    listed = dict(zip(rules.number, rules.sources.str.split(";").map(set), strict=True))
+    assert all(listed[n] == have[n] for n in rules.number)
+    assert "cr-2011-06-17" not in listed["103.2"] and "cr-2026-08-07" in listed["103.2"]
+    sections = table("sections").set_index("number")
+    assert "cr-2011-06-17" in sections.loc["702.42", "sources"]  # Entwine's rules are there then
+
+
 # The cases the issue names, traced by hand.
 @pytest.mark.parametrize(("source", "number", "current"), [
     ("cr-2009-07-11", "110.5", "111.1"),  # the token rule moved to its own section in 2019
