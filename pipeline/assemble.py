@@ -184,6 +184,7 @@ def _body_start(lines: Sequence[Line]) -> int:
     repeated = Counter(toc_key(ln.text) for ln in lines if ln.kind in _HEADED)
     keys: set[str] = set()
     in_contents = False
+    fresh_chapter = -1  # a chapter heading the contents did not list
     for i, ln in enumerate(lines):
         if _heading(ln) in _CONTENTS:
             in_contents = True
@@ -194,7 +195,11 @@ def _body_start(lines: Sequence[Line]) -> int:
             continue
         key = toc_key(ln.text)
         if key in keys or (ln.kind == "RULE" and _is_subrule(ln)):
-            return i
+            # The body's first chapter heading, when the contents named it otherwise
+            # ("1. Game Concepts" there, "1. The Game" here, in July 2009), opens it.
+            return i - 1 if fresh_chapter == i - 1 else i
+        if ln.kind == "CHAPTER":
+            fresh_chapter = i
         if not in_contents and not (ln.kind == "DOTTED" or (ln.kind in _HEADED and repeated[key] > 1)):
             return i  # no contents: the body starts at the first numbered line
         in_contents = True
@@ -222,6 +227,7 @@ class _State:
     layout: Layout
     region: str = "body"
     outer: int = 0  # the latest chapter or three-digit section
+    chapter: int = 0  # the latest chapter: a three-digit section's parent
     section: int = 0
     rule: int = 0
     qa: int = 0
@@ -364,7 +370,7 @@ def _emit(st: _State, line: Line, kind: str, pattern: re.Pattern[str] | None, pa
 def _chapter(st: _State, line: Line) -> None:
     el = _emit(st, line, "chapter", numbers.CHAPTER_AT_START, 0)
     st.section = st.rule = st.qa = 0
-    st.outer = el.line_start
+    st.outer = st.chapter = el.line_start
 
 
 def _section(st: _State, line: Line) -> None:
@@ -377,7 +383,9 @@ def _section(st: _State, line: Line) -> None:
         return
     outer = "." not in (m.group(1) if m else "")
     st.enclosing = (st.section, st.outer)
-    el = _emit(st, line, "section", numbers.SECTION_AT_START, st.section if outer else st.outer)
+    # A three-digit section belongs to its chapter; a numbered subsection
+    # ("702.42. Entwine") to the three-digit section around it.
+    el = _emit(st, line, "section", numbers.SECTION_AT_START, st.chapter if outer else st.outer)
     st.section, st.rule, st.qa = el.line_start, 0, 0
     st.numbers[el.line_start] = numbers.normalise(el.number_as_written)
     if outer:

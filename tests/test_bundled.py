@@ -211,3 +211,21 @@ def test_contents_and_body_are_told_apart(version: str, table) -> None:  # type:
     assert entries.min() > body
     rules = rows[rows.kind == "rule"].line_start.astype(int)
     assert toc < rules.min() and rules.max() < body
+
+
+def test_sections_belong_to_their_chapter(table) -> None:  # type: ignore[no-untyped-def]
+    """A three-digit section's parent is its chapter ("702. Keyword Abilities" in
+    "7. Additional Rules"), a numbered subsection's its three-digit section, in
+    every release that has chapters."""
+    els = table("elements")
+    by_id = els.set_index("element_id")
+    sections = els[(els.kind == "section") & els.source_id.str.startswith("cr-") & (els.number_as_written != "")]
+    with_chapters = set(els[els.kind == "chapter"].source_id)
+    sections = sections[sections.source_id.isin(with_chapters)]
+    top = sections[~sections.number_as_written.str.rstrip(".").str.contains(".", regex=False)]
+    parents = by_id.loc[top.parent_id]
+    assert (parents.kind == "chapter").all()
+    assert (parents.number_as_written.str.rstrip(".").str[:1].values
+            == top.number_as_written.str[:1].values).all()
+    newest = top[top.source_id == "cr-2026-08-07"].set_index("number_as_written")
+    assert by_id.loc[newest.loc["702", "parent_id"], "text"] == "Additional Rules"
