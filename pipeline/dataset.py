@@ -181,6 +181,12 @@ def _locate(path: Path, fields: list[tuple[str, str]]) -> str:
 
     convert = {"integer": int, "number": float}
     article = {"integer": "an integer", "number": "a number"}
+    with path.open("rb") as raw:  # text that is not UTF-8 stops Arrow too
+        for n, line in enumerate(raw, 1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return f"line {n}: not UTF-8: byte {line[exc.start]:#04x} at column {exc.start + 1}"
     start = 2
     with path.open(encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh)

@@ -171,6 +171,11 @@ def test_missing_or_damaged_out_is_a_clear_error(bundled, tmp_path: Path) -> Non
     n = len(BY_NAME["elements"].columns)
     with pytest.raises(pipeline.DatasetError, match=rf"damaged: line {line}: {n - 3} fields, {n} expected"):
         pipeline.load(copy, verify=False)
+    # A byte that is not UTF-8 (a hand edit in Latin-1), found on its line.
+    (copy / "elements.csv").write_bytes(text.replace(row, row.replace(",", ",\udcf6", 1), 1)
+                                        .encode("utf-8", "surrogateescape"))
+    with pytest.raises(pipeline.DatasetError, match=rf"damaged: line {line}: not UTF-8: byte 0xf6 at column "):
+        pipeline.load(copy, verify=False)
     (copy / "datapackage.json").write_text('{"resources": [', encoding="utf-8")
     with pytest.raises(pipeline.DatasetError, match=r"datapackage\.json: damaged, not JSON: .* at line 1"):
         pipeline.load(copy)
