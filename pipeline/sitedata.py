@@ -263,10 +263,16 @@ def load(out: Path) -> Dataset:
             if v.number:
                 by_number.setdefault((v.source_id, v.number), lin.key)
     run_path = out / "run.json"
+    if not run_path.is_file():  # the run report page is made of it
+        raise SiteError(f"{run_path}: not found (is this a published out/ folder? run `python -m pipeline ingest`)")
     try:
-        run = json.loads(run_path.read_text(encoding="utf-8")) if run_path.is_file() else {}
+        run = json.loads(run_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise SiteError(f"{run_path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SiteError(f"{run_path}: cannot be read: {exc}") from None
+    if not isinstance(run, dict) or not isinstance(run.get("status"), str):
+        raise SiteError(f"{run_path}: not a run report (no status)")
     changes = out / "changes.md"
     glossary = [r for _, r in rows(out / "glossary.csv", ("term", "text", "source_id"))]
     sections = {r["number"]: r["title"] for _, r in rows(out / "sections.csv", ("number", "title"))}
@@ -274,7 +280,7 @@ def load(out: Path) -> Dataset:
     return Dataset(
         out=out, sources=sources, items=_items(out, known), xrefs=_xrefs(out), lineages=lineages,
         by_number=by_number, by_canonical=by_canonical, glossary=glossary, sections=sections, rules=rules,
-        run=run if isinstance(run, dict) else {},
+        run=run,
         changes_md=changes.read_text(encoding="utf-8") if changes.is_file() else "", keyed_by=keyed_by,
     )
 

@@ -284,6 +284,12 @@ def test_missing_or_malformed_tables_name_the_file(tmp_path: Path, bundled: tupl
     bad.mkdir()
     for name in TABLES:
         shutil.copy(out / f"{name}.csv", bad)
+    with pytest.raises(SiteError, match=r"run\.json: not found"):  # it had failed in the template
+        load(bad)
+    (bad / "run.json").write_text("[]", encoding="utf-8")
+    with pytest.raises(SiteError, match=r"run\.json: not a run report"):
+        load(bad)
+    shutil.copy(out / "run.json", bad)
     (bad / "xrefs.csv").unlink()
     with pytest.raises(SiteError, match=r"xrefs\.csv: not found"):
         load(bad)
