@@ -75,16 +75,22 @@ def word_diff(old: str, new: str) -> str:
     return " ".join(out)
 
 
+_LETTERED = re.compile(r"\d+\.\d*[A-Za-z]+")
+
+
 def cited_number(text: str) -> str:
     """A citation as people write it: ``CR 502.32a``, ``rule 502.32a.``, ``502.32a``.
 
-    >>> cited_number("CR 502.32a"), cited_number("rule 702. 37a."), cited_number("702.42a")
+    Rules are lettered in lower case; a capital is taken as the letter it is.
+
+    >>> cited_number("CR 502.32a"), cited_number("rule 702. 37a."), cited_number("702.42A")
     ('502.32a', '702.37a', '702.42a')
     """
     words = text.strip().split(None, 1)
     if len(words) == 2 and words[0].casefold().rstrip(".") in ("cr", "rule", "rules", "section"):
         text = words[1]
-    return normalise_number(text.strip())
+    number = normalise_number(text.strip())
+    return number.lower() if _LETTERED.fullmatch(number) else number
 
 
 def _read(out: Path, name: str) -> list[dict[str, str]]:

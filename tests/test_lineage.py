@@ -1051,6 +1051,9 @@ def test_cli_trace_and_resolve(bundled) -> None:  # type: ignore[no-untyped-def]
     assert result.exit_code == 0, result.output
     assert "now 702.42a" in result.output.splitlines()[0]
     assert "702.39a    moved+edited" in result.output
+    # A capital letter is the rule's letter ("no rule 702.42A" had been the answer).
+    capital = runner.invoke(main, ["trace", "502.32A", "--as-of", "2005-01-01", "--out", out])
+    assert (capital.exit_code, capital.output) == (0, result.output)
     result = runner.invoke(main, ["resolve", "rule 502.32a", "--as-of", "2005-01-01", "--out", out, "--json"])
     assert result.exit_code == 0, result.output
     found = json.loads(result.output)
