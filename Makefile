@@ -52,7 +52,9 @@ lineage-report: $(STAMP)
 	$(PY) -m pipeline.lineage_report out
 
 vocabulary: $(STAMP)
-	$(PY) -m pipeline vocabulary raw > pipeline/data/vocabulary.txt
+	$(PY) -m pipeline vocabulary raw > pipeline/data/vocabulary.txt.tmp \
+	  && mv pipeline/data/vocabulary.txt.tmp pipeline/data/vocabulary.txt \
+	  || { rm -f pipeline/data/vocabulary.txt.tmp; exit 1; }
 
 # Everything generated: out/ (only what the pipeline wrote in it), its lock and
 # staging leftovers, .cache/, bench results, tool caches and the virtualenv.

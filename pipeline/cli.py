@@ -270,6 +270,8 @@ def vocabulary(raw: Path) -> None:
     """
     corpus = build(raw)
     official = {s.source_id for s in corpus.sources if s.format == "cr_document"}
+    if not official:  # printed, an empty list would replace the shipped one (make vocabulary)
+        raise click.ClickException(f"{raw}: no official Comprehensive Rules document, so no vocabulary")
     counts = word_counts(el.text for el in corpus.elements if el.source_id in official)
     click.echo("# Words of the bundled Comprehensive Rules with their counts:")
     click.echo("# the base vocabulary for splitting glued words. Rebuild: make vocabulary")

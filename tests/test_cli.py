@@ -33,6 +33,20 @@ def test_help(command: list[str]) -> None:
         assert "75 another run is" in text and "3 finished" in text and "130 interrupted" in text
 
 
+def test_vocabulary_of_no_official_document_is_an_error(small_raw: Path, tmp_path: Path) -> None:
+    """An empty list printed would replace the shipped one (``make vocabulary``)."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for raw in (empty, small_raw):  # nothing, and dumps only
+        result = CliRunner().invoke(main, ["vocabulary", str(raw)])
+        assert result.exit_code == 1 and "no official Comprehensive Rules document" in result.output
+    one = tmp_path / "one"
+    one.mkdir()
+    shutil.copy(RAW / "cr-1999-04-23.txt", one)
+    result = CliRunner().invoke(main, ["vocabulary", str(one)])
+    assert result.exit_code == 0 and "\nentwine " not in result.output and "\ntrample " in result.output
+
+
 def test_ingest_reads_subfolders_and_writes_every_table(small_raw: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = CliRunner().invoke(main, ["ingest", "--raw", str(small_raw), "--out", str(out), "--jobs", "1"])
