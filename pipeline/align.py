@@ -37,9 +37,10 @@ MIN_VOTE_SCORE = 80.0
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "_": ""})
 _NUMBERS = numbers.IN_TEXT
-# The end of a range after a masked number ("601.2e-g", "601.2e - g"): the
-# letters of the last rule it names, which renumbering changes as it does the first.
-_RANGE_END = re.compile(r"(?<=#) ?- ?[a-z]{1,2}\b")
+# The end of a range after a masked number ("601.2e-g", "601.2e - g", "712.9–10"):
+# the letters or digits of the last rule it names, which renumbering changes as
+# it does the first.
+_RANGE_END = re.compile(r"(?<=#) ?[-–—] ?(?:[a-z]{1,2}|\d{1,3})\b")
 SEE_RULE = re.compile(rf"See rule ({numbers.SECTION_NUMBER})")
 
 
@@ -63,8 +64,8 @@ def masked(text: str) -> str:
     edit, the end of a range included (``601.2e-g`` is ``601.2f-h`` renumbered:
     2015-07-17 renumbered twenty such references).
 
-    >>> masked("rules 601.2e - g and 409.1f-h")
-    'rules # and #'
+    >>> masked("rules 601.2e - g and 409.1f-h"), masked("rules 712.5–6 and 712.14")
+    ('rules # and #', 'rules # and #')
     """
     return _RANGE_END.sub("", _NUMBERS.sub("#", text))
 

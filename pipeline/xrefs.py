@@ -1,6 +1,9 @@
 """Cross-references in rule and answer text, with ranges expanded.
 
-"rules 601.2b and 601.2e-g" names 601.2b, 601.2e, 601.2f and 601.2g.
+"rules 601.2b and 601.2e-g" names 601.2b, 601.2e, 601.2f and 601.2g; "712.9–10"
+names 712.9 and 712.10. A rule number stands for a reference wherever it is
+("as described in 608.2b", "(see 601.3d)"); a three-digit section number only
+after "rule" or "section" ("rules 701 and 702"), where it is no count of things.
 """
 
 from __future__ import annotations
@@ -10,12 +13,16 @@ from functools import lru_cache
 
 from pipeline.numbers import RULE_NUMBER, normalise, parts
 
-_REF = rf"{RULE_NUMBER}(?:\s?[-–—]\s?(?:{RULE_NUMBER}|[a-z]{{1,2}}\b))?"
+# The end of a range: a whole number, the last letters ("601.2e-g") or the last
+# digits ("712.9–10") of the rules it names.
+_LAST = rf"{RULE_NUMBER}|[a-z]{{1,2}}\b|\d{{1,3}}\b"
+_END = rf"(?:\s?[-–—]\s?({_LAST}))"
+_REF = rf"{RULE_NUMBER}(?:\s?[-–—]\s?(?:{_LAST}))?"
 _LIST = re.compile(
     rf"\b(?:rules?|sections?)\s+({_REF}(?:(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or|through)\s+){_REF})*)",
     re.I,
 )
-_ONE = re.compile(rf"({RULE_NUMBER})(?:\s?[-–—]\s?({RULE_NUMBER}|[a-z]{{1,2}}\b))?")
+_ONE = re.compile(rf"({RULE_NUMBER}){_END}?")
 
 
 def expand(start: str, end: str | None) -> list[str]:
@@ -27,14 +34,18 @@ def expand(start: str, end: str | None) -> list[str]:
     ['510.1c', '510.1d']
     >>> expand("702.110", "702.112")
     ['702.110', '702.111', '702.112']
-    >>> expand("702. 37a", None)
-    ['702.37a']
+    >>> expand("702. 37a", None), expand("712.9", "10"), expand("212", "215")
+    (['702.37a'], ['712.9', '712.10'], ['212', '215'])
     """
     start = normalise(start)
     if not end:
         return [start]
     end = normalise(end)
     first = parts(start)
+    if end.isdecimal() and first and first[1] and not first[2]:  # the last rule's digits, in its section
+        if 0 <= int(end) - int(first[1]) < 50:
+            return [f"{first[0]}.{i}" for i in range(int(first[1]), int(end) + 1)]
+        return [start]
     if first and first[1] and len(first[2]) == 1:
         stem, letter = f"{first[0]}.{first[1]}", first[2]
         last = end if end.isalpha() else end.removeprefix(stem) if end.startswith(stem) else ""
@@ -52,13 +63,21 @@ def find(text: str) -> list[tuple[str, str]]:
 
     >>> find("see rules 601.2b and 601.2e-g")
     [('601.2b', '601.2b'), ('601.2e-g', '601.2e'), ('601.2e-g', '601.2f'), ('601.2e-g', '601.2g')]
+    >>> find("This follows rules 701.27a–b, 712.9–10, and 712.18, as described in 608.2b.")[2:]
+    [('712.9–10', '712.9'), ('712.9–10', '712.10'), ('712.18', '712.18'), ('608.2b', '608.2b')]
+    >>> find("See rules 702.109, “Dash,” and 702.152, “Blitz”; sections 701 and 702; 100 cards.")
+    [('702.109', '702.109'), ('702.152', '702.152'), ('701', '701'), ('702', '702')]
     """
-    out = []
+    found: dict[tuple[int, str], str] = {}  # (where, target) -> as written
     for m in _LIST.finditer(text):
-        for one in _ONE.finditer(m.group(1)):
+        for one in _ONE.finditer(text, m.start(1), m.end(1)):
             for target in expand(one.group(1), one.group(2)):
-                out.append((one.group(0), target))
-    return out
+                found[one.start(), target] = one.group(0)
+    for one in _CITED.finditer(text):
+        for target in expand(one.group(1), one.group(2)):
+            if "." in target:
+                found.setdefault((one.start(), target), one.group(0))
+    return [(written, target) for (_, target), written in sorted(found.items(), key=lambda kv: kv[0][0])]
 
 
 # A number anywhere in a text (``_ONE`` standing alone), with the end of a range after it if there is one.

@@ -229,3 +229,26 @@ def test_sections_belong_to_their_chapter(table) -> None:  # type: ignore[no-unt
             == top.number_as_written.str[:1].values).all()
     newest = top[top.source_id == "cr-2026-08-07"].set_index("number_as_written")
     assert by_id.loc[newest.loc["702", "parent_id"], "text"] == "Additional Rules"
+
+
+def test_xrefs_hold_bare_numbers_and_ranges_of_digits(table) -> None:  # type: ignore[no-untyped-def]
+    """Read off the releases: every rule number in a rule's text is a reference,
+    with or without "rule" before it, and "712.5–6" names 712.5 and 712.6."""
+    xrefs = table("xrefs")
+
+    def targets(element_id: str) -> list[tuple[str, str]]:
+        rows = xrefs[xrefs.element_id == element_id]
+        return list(zip(rows.target_as_written, rows.target, strict=True))
+
+    # cr-2023-02-03 701.50a: "... follows rules 701.28a–f, 712.5–6, and 712.14."
+    assert targets("cr-2023-02-03:L3537")[-3:] == [("712.5–6", "712.5"), ("712.5–6", "712.6"), ("712.14", "712.14")]
+    # "(see 601.2b and 601.2f–h)"; "See 702.153, “Casualty.”"
+    assert targets("cr-2026-08-07:L4758") == [("601.2b", "601.2b"), ("601.2f–h", "601.2f"), ("601.2f–h", "601.2g"),
+                                               ("601.2f–h", "601.2h")]
+    assert targets("cr-2022-04-29:L6291") == [("702.153", "702.153")]
+    # 1999's "rules 212-215" still names both sections.
+    assert ("212-215", "215") in targets("cr-1999-04-23:L281")
+    # Renumbered references only (712.5–6 -> 712.9–10, 712.14 -> 712.18): no edit.
+    history = table("rule_history")
+    row = history[(history.lineage_id == "cr-2023-02-03:701.50a") & (history.source_id == "cr-2023-06-16")]
+    assert row.change.tolist() == ["unchanged"]
