@@ -168,8 +168,22 @@ def _release(src: Source, els: Sequence[Element], lines: Lineages, newest: Newes
             el = evolve(el, canonical_number=current)
         elif kind == "chapter":
             el = evolve(el, canonical_number=newest.chapter(el))
+            rows += _chapter_row(el, sid)
         out.append(el)
     return out, rows
+
+
+def _chapter_row(el: Element, release: str) -> list[Mapping]:
+    """A numbered chapter's ``renumber_map`` row: mapped by its title to the newest
+    release's chapter of that title (``el.canonical_number``)."""
+    if not el.number_as_written:
+        return []
+    written, current = normalise_number(el.number_as_written), el.canonical_number
+    if current:
+        return [Mapping(el.source_id, el.number_as_written, el.text, current,
+                        "same" if written == current else "title", 100.0)]
+    reason = f"chapter {written} of {release} ({el.text}) has no chapter of that title in the newest release"
+    return [Mapping(el.source_id, el.number_as_written, el.text, "", "unmapped", 0.0, reason)]
 
 
 def _row(el: Element, lid: str, current: str, lines: Lineages, release: str, score: float | None,
@@ -233,6 +247,7 @@ def _through(src: Source, els: Sequence[Element], target: str, index: align.RefI
             el = evolve(el, canonical_number=lines.current(target, there)[1])
         elif el.kind == "chapter":
             el = evolve(el, canonical_number=newest.chapter(el))
+            rows += _chapter_row(el, target)
         out.append(el)
     return out, rows
 

@@ -125,6 +125,8 @@ class Dataset:
         sections: dict[tuple[str, str], dict[str, str]] = {}
         for r in _read(out, "renumber_map"):
             key = (r["source_id"], normalise_number(r["number_as_written"]))
+            if r["title"] and len(key[1]) < 3:
+                continue  # a chapter ("5", Turn Structure): no rule, no section to trace
             if r["title"]:
                 sections[key] = r
             elif r["lineage_id"]:

@@ -188,3 +188,17 @@ def test_dedupe_folds_quote_style_and_spacing_but_not_numbers() -> None:
     c = _el("c", 9, '"Entwine [cost]" means "You may choose all modes."', number="702.2a")
     out = list(dedupe([a, b, c]))
     assert [e.duplicate_of for e in out] == ["", "a:L1", ""]
+
+
+def test_every_numbered_chapter_has_a_renumber_map_row(table) -> None:  # type: ignore[no-untyped-def]
+    """One row per (source, number as written), chapters included: mapped by title
+    (1999's chapter 3, Turn Structure, is chapter 5 today), or unmapped with why."""
+    els = table("elements")
+    chapters = els[(els.kind == "chapter") & (els.number_as_written != "")]
+    rmap = table("renumber_map").set_index(["source_id", "number_as_written"])
+    rows = rmap.loc[list(zip(chapters.source_id, chapters.number_as_written, strict=True))]
+    assert len(rows) == len(chapters) and (rows.canonical_number.values == chapters.canonical_number.values).all()
+    assert tuple(rmap.loc[("cr-1999-04-23", "3"), ["title", "canonical_number", "method"]]) == (
+        "Turn Structure", "5", "title")
+    old = rmap.loc[("cr-1999-04-23", "5")]
+    assert (old.method, old.canonical_number) == ("unmapped", "") and "Additional Combat Rules" in old.reason
