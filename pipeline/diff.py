@@ -41,6 +41,16 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
     if date_old and date_new and date_old > date_new:
         # Rules added since would have come out as nothing at all, not as removed.
         raise TraceError(f"{old} ({date_old}) is newer than {new} ({date_new}): give the older one first")
+    # A source that is no whole release (a cut or partial copy, an FAQ page) lacks
+    # rules without their being added since: a rule it lacks is "added" only when
+    # its lineage started after the release it is numbered like (the site's
+    # comparison applies the same rule).
+    whole = old in data.releases
+    like = "" if whole else data.sources[old].get("numbering_like", "")
+    placed = _date(data, like) if like else ""
+    notes = [] if whole else [
+        f"{old} is not a whole release" + (f" (numbered as {like})" if like else "") + ": rules it lacks are not "
+        + (f"counted as added unless they are newer than {like}" if placed else "counted as added")]
     changes: list[dict[str, Any]] = []
     for lid, rows in data.history.items():
         here = {r["source_id"]: r for r in rows if r["number_as_written"]}
@@ -53,6 +63,8 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
         elif b:
             parent = data.lineages.get(line["split_from"], {})
             first = data.sources.get(line["first_source"], {}).get("effective_date", "")
+            if not whole and (not placed or first <= placed):
+                continue  # missing from the copy, not added
             change = "split" if parent and (not date_old or first > date_old) else "added"
             a = _row_in(data, parent.get("lineage_id", ""), old) if change == "split" else None
         elif a and line["ended"] and date_new and date_old < _date(data, line["ended_in"]) <= date_new:
@@ -71,7 +83,8 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
             "text": (b or a or {}).get("text", ""),
         })
     changes.sort(key=lambda c: (sort_key(c["section"]), sort_key(c["new_number"] or c["old_number"])))
-    return {"old": old, "new": new, "changes": changes, "summary": dict(Counter(c["change"] for c in changes))}
+    return {"old": old, "new": new, "changes": changes, "summary": dict(Counter(c["change"] for c in changes)),
+            "notes": notes}
 
 
 def _date(data: Dataset, sid: str) -> str:
@@ -87,6 +100,7 @@ def describe(result: dict[str, Any]) -> Iterator[str]:
     summary = result["summary"]
     counts = ", ".join(f"{summary[k]} {k}" for k in ORDER if k in summary) or "no changes"
     yield f"{result['old']} -> {result['new']}: {counts}"
+    yield from (f"note: {note}" for note in result.get("notes", ()))
     by_section: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in result["changes"]:
         by_section[c["section"]].append(c)

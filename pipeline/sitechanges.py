@@ -6,7 +6,8 @@ A rule in both is ``moved`` (renumbered), ``edited`` (reworded) or both, as
 style is no edit); one only in the newer is ``added``, or ``split`` when its
 lineage was split from another after the older source; one only in the older is
 ``removed`` or ``merged`` when its lineage ended between the two (a rule that a
-partial copy merely lacks is no change). The site's ``compare.js`` applies the
+partial copy merely lacks is no change, nor is a rule it lacks that the
+release it is numbered like has). The site's ``compare.js`` applies the
 same rules in the browser to the same data, and a test holds the two equal.
 """
 
@@ -60,6 +61,11 @@ def compare(ds: Dataset, old_id: str, new_id: str, have: dict[str, dict[str, Ver
     old, new = have[old_id], have[new_id]
     date = {s.source_id: s.effective_date for s in ds.sources}
     date_old, date_new = date.get(old_id, ""), date.get(new_id, "")
+    # An old source that is no whole release lacks rules without their being added
+    # since: only those newer than the release it is numbered like are (as ``diff``).
+    source = ds.source(old_id)
+    whole = source is None or source.official
+    placed = "" if whole or source is None else date.get(source.numbering_like, "")
     changes = []
     for key in dict.fromkeys([*new, *old]):
         a, b = old.get(key), new.get(key)
@@ -69,6 +75,8 @@ def compare(ds: Dataset, old_id: str, new_id: str, have: dict[str, dict[str, Ver
             if kind != "unchanged":
                 changes.append(Change(kind, key, a.number, b.number, a.text, b.text))
         elif b:
+            if not whole and (not placed or date.get(lin.first_source, "") <= placed):
+                continue
             if lin.split_from in ds.lineages and (not date_old or date.get(lin.first_source, "") > date_old):
                 parent = old.get(lin.split_from)
                 changes.append(Change("split", key, "", b.number, "", b.text, lin.split_from,

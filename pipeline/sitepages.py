@@ -269,7 +269,8 @@ class Pages:
 
     def compare_page(self) -> str:
         sources = [{"id": s.source_id, "label": label(s), "page": release_file(s.source_id),
-                    "data": data_file(s.source_id), "official": s.official, "date": s.effective_date}
+                    "data": data_file(s.source_id), "official": s.official, "date": s.effective_date,
+                    "placed": "" if s.official else self._placed_date(s)}
                    for s in self.ds.sources]
         return self.render("compare.html", **self._common("", "Compare releases"), choices=self._choices(),
                            sources_json=Markup(script_json(sources)))

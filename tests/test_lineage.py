@@ -25,6 +25,7 @@ from pipeline.cache import SourceCache
 from pipeline.canonical import section_of
 from pipeline.clean import Vocabulary, clean
 from pipeline.cli import main
+from pipeline.diff import diff
 from pipeline.lineage_report import HELDOUT_KEY, STEP_KEY, judge, judge_step, read_key, report, restarts
 from pipeline.numbers import sort_key
 from pipeline.records import Element, Source
@@ -993,6 +994,12 @@ def test_a_suspect_half_release_is_mapped_through_the_release_it_matches(tmp_pat
     assert rows and not [r for r in rows if r["method"] == "unmapped" and "no official release" in r["reason"]]
     assert sum(r["method"] == "same" for r in rows) > 0.9 * len(rows)
     assert not [lid for lid, r in data_out.lineages.items() if r["ended_in"] == "half"]
+    # Diffed from, the half copy lacks rules without their being added since (it had
+    # given 900 "added"); from the release before, what the half holds is new.
+    half = diff(out, "half", "cr-2016-08-26")
+    assert "added" not in half["summary"] and "half is not a whole release" in half["notes"][0]
+    whole = diff(out, "cr-2011-06-17", "cr-2016-08-26")
+    assert whole["notes"] == [] and whole["summary"]["added"] > diff(out, "cr-2011-06-17", "half")["summary"]["added"]
 
 
 def test_adding_a_release_aligns_only_the_new_pair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -44,7 +44,9 @@
   }
 
   // lineages[name] = [split from, merged into, first date, ended ("removed", "merged" or ""), ended date]
-  function compare(old, neu, dateOld, dateNew) {
+  // An old source that is no whole release (official false) lacks rules without their
+  // being added since: only those newer than the release it is numbered like (placed) are.
+  function compare(old, neu, dateOld, dateNew, officialOld, placedOld) {
     var keys = Object.keys(neu).concat(Object.keys(old).filter(function (k) { return !(k in neu); }));
     var out = [];
     keys.forEach(function (k) {
@@ -54,6 +56,7 @@
         if (moved || edited) out.push({ kind: moved && edited ? "moved+edited" : moved ? "moved" : "edited", key: k,
           oldNumber: a.number, newNumber: b.number, oldText: a.text, newText: b.text, otherNumber: "" });
       } else if (b) {
+        if (!officialOld && (!placedOld || !rel || rel[2] <= placedOld)) return;
         var split = rel && rel[0] && (!dateOld || rel[2] > dateOld), parent = split && old[rel[0]];
         out.push({ kind: split ? "split" : "added", key: k, oldNumber: "", newNumber: b.number, oldText: "",
           newText: b.text, otherNumber: parent ? parent.number : "" });
@@ -146,7 +149,8 @@
     if (!byId[aId] || !byId[bId]) { status.textContent = "Choose two releases."; return; }
     status.textContent = "Loading…";
     Promise.all([load(aId), load(bId)]).then(function (d) {
-      render(aId, bId, compare(asMap(d[0]), asMap(d[1]), byId[aId].date, byId[bId].date));
+      render(aId, bId, compare(asMap(d[0]), asMap(d[1]), byId[aId].date, byId[bId].date,
+                                      byId[aId].official, byId[aId].placed));
     }, function (err) { status.textContent = String(err.message || err); });
   }
 
