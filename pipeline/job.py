@@ -333,6 +333,11 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
     first = not old_all
     if first:
         lines += ["First published run.", ""]
+    was = _reference(old)
+    moved_reference = not first and bool(was) and was != corpus.reference
+    if moved_reference:  # every canonical number is now read in another release's numbering
+        lines += [f"The reference numbering is now {corpus.reference}'s (it was {was}'s): "
+                  "canonical numbers are the numbers it gives.", ""]
     section = [
         ("Sources added", sorted(set(new_sources) - set(old_sources))),
         ("Sources quarantined", quarantined),
@@ -345,7 +350,7 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
         ("Rules added", added), ("Rules edited", edited), ("Rules moved", moved), ("Rules removed", removed),
         ("Rules whose lineage was re-traced (the same rule, a new lineage_id)", retraced),
     ]
-    if not first and not any(items for _, items in section):
+    if not first and not moved_reference and not any(items for _, items in section):
         lines.append("No changes to sources or rules since the previous run.")
     if still:
         lines += [f"{still} source{'s' if still > 1 else ''} still quarantined or suspect, as in the previous run "

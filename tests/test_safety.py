@@ -626,6 +626,21 @@ def test_changes_lists_a_suspect_source_as_added_and_suspect(published: Path, sm
     assert "1 source still quarantined or suspect, as in the previous run" in changes
 
 
+def test_changes_says_when_the_reference_release_changes(published: Path, small_raw: Path) -> None:
+    """A newer release becomes the reference: changes.md says so (it had listed
+    only the rules that differ)."""
+    data = (RAW / "cr-2026-08-07.txt").read_bytes()
+    newer = data.replace(b"effective as of August 7, 2026", b"effective as of December 1, 2026", 1)
+    assert newer != data
+    (small_raw / "cr-2026-12-01.txt").write_bytes(newer)
+    assert _ingest(small_raw, published)[0] == 0
+    changes = (published / "changes.md").read_text("utf-8")
+    assert "The reference numbering is now cr-2026-12-01's (it was cr-2026-08-07's)" in changes
+    (small_raw / "003_cae9f8b12e336c00.txt").unlink()  # another change, the reference staying
+    assert _ingest(small_raw, published)[0] == 0
+    assert "reference numbering" not in (published / "changes.md").read_text("utf-8")
+
+
 def test_first_run_with_a_quarantined_source(small_raw: Path, tmp_path: Path) -> None:
     (small_raw / "scan.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     assert _ingest(small_raw, tmp_path / "first")[0] == 3
