@@ -333,10 +333,10 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
     first = not old_all
     if first:
         lines += ["First published run.", ""]
-    was = _reference(old)
-    moved_reference = not first and bool(was) and was != corpus.reference
+    old_reference = _reference(old)
+    moved_reference = not first and bool(old_reference) and old_reference != corpus.reference
     if moved_reference:  # every canonical number is now read in another release's numbering
-        lines += [f"The reference numbering is now {corpus.reference}'s (it was {was}'s): "
+        lines += [f"The reference numbering is now {corpus.reference}'s (it was {old_reference}'s): "
                   "canonical numbers are the numbers it gives.", ""]
     section = [
         ("Sources added", sorted(set(new_sources) - set(old_sources))),
