@@ -417,7 +417,9 @@ def resolve_text(out: Path, text: str, source: str = "", as_of: str = "") -> lis
     for lineno, line in enumerate(text.splitlines(), 1):
         for number in citations(line):
             try:
-                found = _resolved(data, data.find(number, where), number, where)
+                # A section ("rule 502.14", Vigilance's in 2004) as resolve answers it.
+                found = (_resolved_section(data, number, where, "") if _is_section(data, number, where, "")
+                         else _resolved(data, data.find(number, where), number, where))
             except TraceError as exc:
                 found = {"cited": number, "source_id": where, "lineage_id": None, "current": None,
                          "status": "unknown", "changed_in": None, "moved_in": [], "edited_in": [],

@@ -1196,6 +1196,14 @@ def test_cli_resolve_file(bundled, tmp_path: Path) -> None:  # type: ignore[no-u
                                        "--out", str(bundled[1])])
     assert [(r["cited"], r["current"]) for r in json.loads(result.output)] == [
         ("409.1f", "601.2f"), ("409.1g", "601.2g"), ("409.1h", "601.2h")]
+    # A section is resolved as `resolve 502.14` resolves it (it had been "no rule 502.14").
+    article.write_text("Vigilance is rule 502.14.\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["resolve", "--file", str(article), "--as-of", "2004-12-01", "--json",
+                                       "--out", str(bundled[1])])
+    one = CliRunner().invoke(main, ["resolve", "502.14", "--as-of", "2004-12-01", "--json", "--out", str(bundled[1])])
+    found = json.loads(result.output)
+    assert [(r["cited"], r["current"], r["status"]) for r in found] == [("502.14", "702.20", "moved")]
+    assert {k: v for k, v in found[0].items() if k != "line"} == json.loads(one.output)
 
 
 def test_releases_are_chained_by_date_whatever_their_order() -> None:
