@@ -80,8 +80,10 @@ def descriptor(out: Path) -> dict[str, Any]:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise DatasetError(f"{path} not found: {out} is not a published dataset (run `python -m pipeline "
-                           f"ingest --out {out}`)") from None
+        # A folder of other files (raw/, say) is no place to publish into: ingest refuses it.
+        hint = (f"run `python -m pipeline ingest --out {out}`" if not any(out.iterdir())
+                else "give the folder `python -m pipeline ingest --out` published, such as out")
+        raise DatasetError(f"{path} not found: {out} is not a published dataset ({hint})") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(f"{path}: cannot be read: {exc}") from None
     except json.JSONDecodeError as exc:

@@ -148,8 +148,13 @@ def test_missing_or_damaged_out_is_a_clear_error(bundled, tmp_path: Path) -> Non
         pipeline.load(out, verify=False)["sectoins"]
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(pipeline.DatasetError, match="datapackage.json not found: .* is not a published dataset"):
+    with pytest.raises(pipeline.DatasetError, match="datapackage.json not found: .* is not a published dataset "
+                                                    r"\(run `python -m pipeline ingest --out "):
         pipeline.load(empty)
+    # A folder of inputs: not advised as a place to publish into (ingest refuses it).
+    with pytest.raises(pipeline.DatasetError, match=r"is not a published dataset \(give the folder `python -m "
+                                                    r"pipeline ingest --out` published, such as out\)"):
+        pipeline.load(ROOT / "raw")
     copy = tmp_path / "copy"
     shutil.copytree(out, copy, ignore=shutil.ignore_patterns("elements.csv", "*.sqlite", "parquet"))
     with pytest.raises(pipeline.DatasetError, match=r"elements\.csv: missing, though datapackage\.json lists it"):
