@@ -65,7 +65,7 @@ def compare(ds: Dataset, old_id: str, new_id: str, have: dict[str, dict[str, Ver
     # since: only those newer than the release it is numbered like are (as ``diff``).
     source = ds.source(old_id)
     whole = source is None or source.official
-    placed = "" if whole or source is None else date.get(source.numbering_like, "")
+    placed = "" if source is None or source.official else date.get(source.numbering_like, "")
     changes = []
     for key in dict.fromkeys([*new, *old]):
         a, b = old.get(key), new.get(key)

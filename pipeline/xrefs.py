@@ -15,9 +15,10 @@ from pipeline.numbers import RULE_NUMBER, normalise, parts
 
 # The end of a range: a whole number, the last letters ("601.2e-g") or the last
 # digits ("712.9–10") of the rules it names.
+_DASH = r"\s?[-–—]\s?"
 _LAST = rf"{RULE_NUMBER}|[a-z]{{1,2}}\b|\d{{1,3}}\b"
-_END = rf"(?:\s?[-–—]\s?({_LAST}))"
-_REF = rf"{RULE_NUMBER}(?:\s?[-–—]\s?(?:{_LAST}))?"
+_END = rf"(?:{_DASH}({_LAST}))"
+_REF = rf"{RULE_NUMBER}(?:{_DASH}(?:{_LAST}))?"
 _LIST = re.compile(
     rf"\b(?:rules?|sections?)\s+({_REF}(?:(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or|through)\s+){_REF})*)",
     re.I,
