@@ -155,6 +155,7 @@ class Release:
     aliases: dict[str, str]  # former title key -> section number ("(Obsolete)" glossary entries)
     examples: list[tuple[str, ...]] = field(default_factory=list)  # each rule's examples, folded
     cites: list[tuple[str, ...]] = field(default_factory=list)  # the rules each rule refers to
+    chapters: dict[str, str] = field(default_factory=dict)  # chapter number -> title key
 
     def digest(self) -> str:
         """A hash of everything alignment reads (not the elements, not the id)."""
@@ -163,7 +164,7 @@ class Release:
     @cached_property
     def _digest(self) -> str:
         content = (self.numbers, self.keys, self.sections_of, self.sections, self.aliases, self.examples,
-                   self.cites)
+                   self.cites, self.chapters)
         return hashlib.sha256(pickle.dumps(content, protocol=5)).hexdigest()
 
     def light(self) -> Release:
@@ -188,8 +189,11 @@ class Release:
         aliases: dict[str, str] = {}
         rule_at: dict[int, int] = {}
         examples: list[list[str]] = []
+        chapters: dict[str, str] = {}
         for el in elements:
-            if el.kind == "section" and el.number_as_written:
+            if el.kind == "chapter" and el.number_as_written:
+                chapters.setdefault(normalise_number(el.number_as_written), title_key(el.text))
+            elif el.kind == "section" and el.number_as_written:
                 number = normalise_number(el.number_as_written)
                 sections.setdefault(number, title_key(el.text))
                 by_line[el.line_start] = number
@@ -208,7 +212,7 @@ class Release:
             source_id, rules, numbers, [folded(el.text) for el in rules],
             [by_line.get(el.parent_line) or section_of(n) for el, n in zip(rules, numbers, strict=True)],
             sections, aliases, [tuple(found) for found in examples],
-            [tuple(dict.fromkeys(target for _, target in xrefs.find(el.text))) for el in rules],
+            [tuple(dict.fromkeys(target for _, target in xrefs.find(el.text))) for el in rules], chapters,
         )
 
 
@@ -341,6 +345,11 @@ def _named(pattern: re.Pattern[str], text: str) -> frozenset[str]:
 
 
 def _sections_by_title(a: Release, b: Release) -> dict[str, str]:
+    """Sections paired by title (or by a rename the newer glossary records). A
+    title several sections share ("General" opens each chapter) pairs within
+    the chapter of the same title: July 2009's chapter 3 Turn Structure became
+    chapter 5, so its 300 General is 500 General, not 300 (Card Types'); in a
+    chapter no longer there, the section keeps its number if that has the title."""
     titles: dict[str, list[str]] = defaultdict(list)
     for number, title in b.sections.items():
         titles[title].append(number)
@@ -349,10 +358,12 @@ def _sections_by_title(a: Release, b: Release) -> dict[str, str]:
         found = titles.get(title, [])
         if not found and title in b.aliases:
             found = [b.aliases[title]]
+        if len(found) > 1:
+            chapter = a.chapters.get(number[:1])
+            found = [n for n in found if chapter and b.chapters.get(n[:1]) == chapter] or \
+                ([number] if number in found else [])
         if len(found) == 1:
             out[number] = found[0]
-        elif number in found:
-            out[number] = number
     return out
 
 

@@ -10,7 +10,7 @@ lineages, rule_history); the writer only serialises them.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +18,7 @@ from typing import Any
 from pipeline import align, lineage
 from pipeline.align import folded
 from pipeline.cache import SourceCache
-from pipeline.canonical import Mapping, title_key
+from pipeline.canonical import Mapping, section_of, title_key
 from pipeline.dedupe import normalise_number
 from pipeline.lineage import Lineage, Lineages, change_of
 from pipeline.numbers import sort_key
@@ -154,6 +154,12 @@ def _release(src: Source, els: Sequence[Element], lines: Lineages, newest: Newes
     """A chain release: each rule's lineage, each section's chain."""
     sid = src.source_id
     of_element, lineages, scores, sections = lines.of_element, lines.lineages, lines.score, lines.sections
+
+    def now(el: Element) -> str:
+        lid = of_element.get((sid, el.line_start), "")
+        return lineages[lid].canonical_number if lid else ""
+
+    twice = _sections_by_their_rules(els, now)
     out, rows = [], []
     for el in els:
         kind, written = el.kind, el.number_as_written
@@ -163,7 +169,8 @@ def _release(src: Source, els: Sequence[Element], lines: Lineages, newest: Newes
             rows.append(_row(el, lid, current, lines, sid, scores.get((sid, el.line_start)), newest=newest))
             el = evolve(el, canonical_number=current)
         elif kind == "section" and written:
-            current = sections.get((sid, normalise_number(written)), "")
+            current = twice[el.line_start] if el.line_start in twice \
+                else sections.get((sid, normalise_number(written)), "")
             rows.append(_row(el, "", current, lines, sid, 100.0 if current else 0.0, newest=newest))
             el = evolve(el, canonical_number=current)
         elif kind == "chapter":
@@ -171,6 +178,22 @@ def _release(src: Source, els: Sequence[Element], lines: Lineages, newest: Newes
             rows += _chapter_row(el, sid)
         out.append(el)
     return out, rows
+
+
+def _sections_by_their_rules(els: Sequence[Element], current: Callable[[Element], str]) -> dict[int, str]:
+    """Sections whose number the release uses twice (cr-2024-09-20 numbers both
+    Offspring and Impending 702.175), by line: each is where most of its own
+    rules are now (Impending's 702.175a is 702.176a), or nothing if none of
+    them goes on. The number alone cannot tell the two apart."""
+    numbers = Counter(normalise_number(el.number_as_written) for el in els
+                      if el.kind == "section" and el.number_as_written)
+    lines = {el.line_start for el in els if el.kind == "section" and el.number_as_written
+             and numbers[normalise_number(el.number_as_written)] > 1}
+    votes: dict[int, Counter[str]] = {line: Counter() for line in lines}
+    for el in els:
+        if el.kind == "rule" and el.parent_line in votes and (now := current(el)):
+            votes[el.parent_line][section_of(now)] += 1
+    return {line: found.most_common(1)[0][0] if found else "" for line, found in votes.items()}
 
 
 def _chapter_row(el: Element, release: str) -> list[Mapping]:

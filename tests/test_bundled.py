@@ -231,6 +231,32 @@ def test_sections_belong_to_their_chapter(table) -> None:  # type: ignore[no-unt
     assert by_id.loc[newest.loc["702", "parent_id"], "text"] == "Additional Rules"
 
 
+def test_a_title_sections_share_maps_within_its_chapter(table) -> None:  # type: ignore[no-untyped-def]
+    """Read off the releases: each chapter opens with a section "General". In
+    July 2009 chapter 3 Turn Structure became chapter 5, 4 Spells, Abilities,
+    and Effects 6, 6 Multiplayer Rules 8: their General sections went with
+    them (300 was mapped to 300, Card Types' General, before)."""
+    els = table("elements")
+    general = els[(els.source_id == "cr-2009-02-01") & (els.kind == "section") & (els.text == "General")]
+    assert dict(zip(general.number_as_written, general.canonical_number, strict=True)) == {
+        "100": "100", "200": "200", "212.1": "", "300": "500", "400": "600", "600": "800"}
+    rows = table("renumber_map")
+    rows = rows[(rows.source_id == "cr-1999-04-23") & (rows.title == "General")]
+    assert dict(zip(rows.number_as_written, rows.canonical_number, strict=True)) == {
+        "100": "100", "200": "200", "300": "500", "400": "600"}
+
+
+def test_a_section_number_used_twice_maps_each_by_its_rules(table) -> None:  # type: ignore[no-untyped-def]
+    """cr-2024-09-20 numbers both Offspring and Impending 702.175 (a misprint:
+    Impending is 702.176 in the next release). Each section goes where its
+    rules went; Impending's was given Offspring's number before."""
+    els = table("elements")
+    rows = els[(els.source_id == "cr-2024-09-20") & (els.number_as_written.str.startswith("702.175"))]
+    assert list(zip(rows.kind, rows.text.str[:9], rows.canonical_number, strict=True)) == [
+        ("section", "Offspring", "702.175"), ("rule", "Offspring", "702.175a"), ("rule", "If a spel", "702.175b"),
+        ("section", "Impending", "702.176"), ("rule", "Impending", "702.176a")]
+
+
 def test_xrefs_hold_bare_numbers_and_ranges_of_digits(table) -> None:  # type: ignore[no-untyped-def]
     """Read off the releases: every rule number in a rule's text is a reference,
     with or without "rule" before it, and "712.5–6" names 712.5 and 712.6."""
