@@ -1334,14 +1334,24 @@ def _weakest_steps(out: Lineages, built: list[Release], ids: list[list[str]], st
 
 
 def _section_chain(out: Lineages, built: list[Release], steps: list[Step]) -> None:
-    """Each release's section numbers followed to the newest release."""
-    current = {number: number for number in built[-1].sections}
+    """Each release's section numbers followed to the newest release. A
+    section whose chain leads to one of another title (or to none) is the
+    newest release's one section of its own title, if there is one: Tokens
+    (216) went into Permanents (110) in July 2009, and came back as a section
+    of its own, 111 Tokens, in 2019."""
+    newest = built[-1].sections
+    titled = Counter(newest.values())
+    own_title = {title: number for number, title in newest.items() if titled[title] == 1}
+    current = {number: number for number in newest}
     for number, target in current.items():
         out.sections[built[-1].source_id, number] = target
     for k in range(len(built) - 2, -1, -1):
-        step = steps[k]
-        current = {number: current.get(step.sections.get(number, ""), "") for number in built[k].sections}
+        step, sections = steps[k], built[k].sections
+        current = {number: current.get(step.sections.get(number, ""), "") for number in sections}
         for number, target in current.items():
+            title = sections[number]
+            if newest.get(target) != title and title in own_title:
+                target = own_title[title]
             out.sections[built[k].source_id, number] = target
 
 

@@ -246,6 +246,17 @@ def test_a_title_sections_share_maps_within_its_chapter(table) -> None:  # type:
         "100": "100", "200": "200", "300": "500", "400": "600"}
 
 
+def test_a_section_is_the_newest_one_of_its_title_when_its_chain_left_it(table) -> None:  # type: ignore[no-untyped-def]
+    """Read off the releases: 216 Tokens went into 110 Permanents (110.5) in
+    July 2009 and came back as a section of its own, 111 Tokens, in 2019; its
+    rules are 111.x today. It was mapped to 110 before."""
+    els = table("elements")
+    tokens = els[(els.kind == "section") & (els.number_as_written == "216") & (els.text == "Tokens")]
+    assert len(tokens) == 18 and set(tokens.canonical_number) == {"111"}
+    rules = els[els.parent_id.isin(tokens.element_id) & (els.canonical_number != "")]
+    assert rules.canonical_number.str.startswith("111.").all() and len(rules) >= 18
+
+
 def test_a_section_number_used_twice_maps_each_by_its_rules(table) -> None:  # type: ignore[no-untyped-def]
     """cr-2024-09-20 numbers both Offspring and Impending 702.175 (a misprint:
     Impending is 702.176 in the next release). Each section goes where its
