@@ -18,7 +18,7 @@ from pipeline.records import Element, evolve
 _WORD = re.compile(r"[A-Za-z]+")
 _LOWER_RUN = re.compile(r"\b[a-z]{6,}\b")
 _CAMEL = re.compile(r"\b([a-z]{2,})([A-Z][a-z]+)\b")
-_UNDERSCORE = re.compile(r"(?<![\w_])_([^_\n]+?)_(?![\w_])")
+_UNDERSCORE = re.compile(r"(?<![\w_])(__?)([^_\n]+?)\1(?=TM\b|[^\w_]|$)")  # "_Odyssey_TM": a lost ™
 _SPACES = re.compile(r"[ \t]{2,}")
 _CURLY_OPEN = re.compile(r"(?<=[A-Za-z])“(?=[A-Za-z])")
 _CURLY_CLOSE = re.compile(r"(?<=[A-Za-z.,!?])”(?=[A-Za-z])")
@@ -109,14 +109,20 @@ class Vocabulary:
 
 
 def strip_markup(text: str, vocab: Vocabulary | None = None) -> str:
-    """Drop the ``_italic_`` underscores of 2008-2014 releases.
+    """Drop the ``_italic_`` underscores of 2008-2014 releases (doubled in
+    cr-2010-10-01's ``__Magic: The Gathering__ Tournament Rules``); a blank to
+    fill in ("Wolf in ________ Clothing") stays.
 
-    >>> strip_markup("the _Magic: The Gathering_ game")
-    'the Magic: The Gathering game'
+    >>> strip_markup("the _Magic: The Gathering_ game, the __Magic__ rules")
+    'the Magic: The Gathering game, the Magic rules'
+    >>> strip_markup("many _Odyssey_TM block cards")
+    'many OdysseyTM block cards'
+    >>> strip_markup("“Wolf in ________ Clothing”")
+    '“Wolf in ________ Clothing”'
     """
     if "_" not in text:  # nearly every text: the pattern needs one
         return text
-    return _UNDERSCORE.sub(r"\1", text)
+    return _UNDERSCORE.sub(r"\2", text)
 
 
 def collapse_spaces(text: str, vocab: Vocabulary | None = None) -> str:

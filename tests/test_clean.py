@@ -64,6 +64,21 @@ def test_markup_and_spacing() -> None:
     assert fix_and_explain("the _Magic_   game", VOCAB) == ("the Magic game", ["markup_removed", "spaces_collapsed"])
 
 
+def test_doubled_markup_is_dropped_and_the_published_texts_keep_none(table) -> None:  # type: ignore[no-untyped-def]
+    """cr-2010-10-01 italicises with two underscores ("the __Magic: The
+    Gathering__ Tournament Rules", 100.6 and 112.6k); they were kept. A blank
+    to fill in, "Wolf in ________ Clothing" (2022 on), is text."""
+    assert fix_and_explain("the __Magic: The Gathering__ Tournament Rules", VOCAB) == (
+        "the Magic: The Gathering Tournament Rules", ["markup_removed"])
+    els = table("elements")
+    marked = els[els.text.str.contains(r"(?<![\w_])__?[^_\s]", regex=True)]
+    assert marked.empty, marked.element_id.tolist()
+    rule = els[(els.source_id == "cr-2010-10-01") & (els.number_as_written == "100.6")]
+    assert rule.text.str.contains("in the Magic: The Gathering Tournament Rules").all() and len(rule) == 1
+    blanks = els[els.text.str.contains("Wolf in ________ Clothing", regex=False)]
+    assert len(blanks) >= 14
+
+
 @pytest.mark.parametrize(("text", "cut"), [("Dredge is a", True), ("It resolves.", False),
                                             ("“Entwine [cost]” means “…”", False), ("(See rule 702.4)", False)])
 def test_truncation(text: str, cut: bool) -> None:
@@ -86,7 +101,7 @@ def _reference_fix(text: str, vocab: Vocabulary) -> tuple[str, list[str]]:
         return f"{a} {b}" if vocab.known(a) and vocab.known(b.lower()) else m.group(0)
 
     return fix_and_explain(text, vocab, [
-        ("markup_removed", lambda t, _: clean._UNDERSCORE.sub(r"\1", t)),
+        ("markup_removed", lambda t, _: clean._UNDERSCORE.sub(r"\2", t)),
         ("spaces_collapsed", clean.collapse_spaces),
         ("words_split", lambda t, _: clean._CAMEL.sub(camel, clean._LOWER_RUN.sub(lower, t))),
         # The curly-quote patterns first, always; space_quotes then finds nothing more for them.
@@ -100,6 +115,7 @@ def _reference_fix(text: str, vocab: Vocabulary) -> tuple[str, list[str]]:
 @example(["say", '"', "this", '"', "and"])
 @example(["say", "“", "this", "”", "and"])
 @example(["the", " ", "_", "Magic", "_", " ", "game"])
+@example(["the", " ", "_", "_", "Magic", "_", "_", " ", "game"])
 def test_fixers_equal_their_unshortcut_reference(pieces: list[str]) -> None:
     """The fixers skip texts with nothing they could change (no underscore, no
     quote, no unknown long word) and remember each word's split; on any text they
