@@ -31,7 +31,7 @@ import click
 
 from pipeline import __version__
 from pipeline.clean import word_counts
-from pipeline.database import SearchError
+from pipeline.database import SearchError, number_query
 from pipeline.database import search as search_db
 from pipeline.dataset import DatasetError, verify
 from pipeline.diff import describe as describe_diff
@@ -392,7 +392,8 @@ def diff_command(old: str, new: str, section: str, out: Path, as_json: bool) -> 
 def search_command(query: str, out: Path, limit: int, release: str | None, as_json: bool) -> None:
     """Full-text search of rules, glossary and Q&A: the current rules (the
     reference's) first, then older wordings. A word ending in * is a prefix
-    (umbr*); accents are optional."""
+    (umbr*); accents are optional. A number (702.42, CR 702.42a) lists the
+    rules so numbered, and under it, in rule order."""
     path = out / "rules.sqlite"
     _published(path)
     try:
@@ -404,7 +405,11 @@ def search_command(query: str, out: Path, limit: int, release: str | None, as_js
     if as_json:
         _echo_json([asdict(hit) for hit in hits])
         return
-    if not hits:
+    if not hits and (number := number_query(query)):
+        where = f"in {release}" if release else "in the current rules"
+        click.echo(f"no rule {number} {where}; an old number means something else in each release: "
+                   f"`resolve {number} --as-of YYYY-MM-DD` (or --source ID) says what it is now")
+    elif not hits:
         hint = "" if "*" in query else " (a word ending in * matches as a prefix: umbr*)"
         click.echo(f"no match for {query!r}{hint}")
     for hit in hits:

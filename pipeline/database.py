@@ -210,9 +210,26 @@ def _order(lead: str, then: str = "") -> str:
     return f"{rule} DESC, {rule} AND {_TITLED} DESC, CASE WHEN {rule} AND {_TITLED} THEN pos END, {then}{_BEST}"
 
 
+# A query that is a rule or section number ("702.42a", "CR 702.42", "rule 702."): look it up.
+_NUMBER_QUERY = re.compile(r"^\s*(?:(?:cr|rule)\s+)?(\d{3}(?:\.\d+[a-z]*)?)\.?\s*$", re.I)
+
+
+def number_query(text: str) -> str:
+    """The rule or section number a query is, or "".
+
+    >>> number_query("CR 702.42A"), number_query("702."), number_query("702.42 entwine")
+    ('702.42a', '702', '')
+    """
+    found = _NUMBER_QUERY.match(text)
+    return found.group(1).lower() if found else ""
+
+
 def search(path: Path, text: str, limit: int = 20, release: str | None = None) -> list[Hit]:
     """Wordings matching every word of ``text``: the current rules first, then the
-    current glossary, then older wordings and Q&A.
+    current glossary, then older wordings and Q&A. A query that is a number
+    (``702.42``, ``CR 702.42a``) is the rules of that number and under it, in
+    rule order: the current ones, or with ``release`` that source's own (an
+    old number means something else in each release: ``resolve`` maps it).
 
     With ``release``, only that source's wordings, numbered as it numbers them,
     its rules first. Raises SearchError for a release the database does not have.
@@ -226,16 +243,18 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
     snippet = "snippet(search, 3, '[', ']', '…', 16)"
     con = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro", uri=True)
     try:
-        if release is None:
+        if release is not None and not con.execute("SELECT 1 FROM sources WHERE source_id = ?", (release,)).fetchone():
+            known = [r[0] for r in con.execute("SELECT source_id FROM sources ORDER BY source_id")]
+            raise SearchError(f"no source {release!r} in {path}; sources: {', '.join(known)}")
+        if number := number_query(text):
+            rows = _numbered(con, number, limit, release)
+        elif release is None:
             rows = con.execute(
                 f"SELECT kind, number, number_as_written, title, {snippet}, text, source_id, current, position AS pos "
                 f"FROM search WHERE search MATCH :query ORDER BY {_order('current', 'current DESC, ')} LIMIT :limit",
                 {"query": query, "titled": f"title : ({query})", "limit": limit},
             ).fetchall()
         else:
-            if not con.execute("SELECT 1 FROM sources WHERE source_id = ?", (release,)).fetchone():
-                known = [r[0] for r in con.execute("SELECT source_id FROM sources ORDER BY source_id")]
-                raise SearchError(f"no source {release!r} in {path}; sources: {', '.join(known)}")
             mine = "FROM search_in m WHERE m.entry = search.rowid AND m.source_id = :release"
             rows = con.execute(
                 f"SELECT kind, number, (SELECT min(m.number_as_written) {mine}), title, {snippet}, text, "
@@ -250,3 +269,28 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
         con.close()
     return [Hit(kind, number, written or "", title, snip, text_, source, bool(current))
             for kind, number, written, title, snip, text_, source, current, _ in rows]
+
+
+def _numbered(con: sqlite3.Connection, number: str, limit: int, release: str | None) -> list[Row]:
+    """The rules numbered ``number`` or lettered under it (702.42a under 702.42,
+    702.1 under 702), in rule order: the current ones, or ``release``'s own."""
+    under = f"{number}.*" if "." not in number else f"{number}[a-z]*"
+    if release is None:
+        rows = con.execute(
+            "SELECT kind, number, number_as_written, title, text, text, source_id, current, position FROM search "
+            "WHERE kind = 'rule' AND current AND (number = :n OR number GLOB :under) ORDER BY position LIMIT :limit",
+            {"n": number, "under": under, "limit": limit}).fetchall()
+    else:
+        rows = con.execute(
+            "SELECT s.kind, s.number, m.number_as_written, s.title, s.text, s.text, m.source_id, s.current, "
+            "m.element FROM search_in m JOIN search s ON s.rowid = m.entry WHERE m.source_id = :release "
+            "AND s.kind = 'rule' AND (m.number_as_written = :n OR m.number_as_written GLOB :under) "
+            "ORDER BY m.element LIMIT :limit",
+            {"n": number, "under": under, "release": release, "limit": limit}).fetchall()
+    return [(*row[:4], _lead(str(row[4])), *row[5:]) for row in rows]
+
+
+def _lead(text: str, words: int = 16) -> str:
+    """A wording's first words, as a snippet shows them."""
+    split = text.split()
+    return " ".join(split[:words]) + ("…" if len(split) > words else "")

@@ -135,3 +135,24 @@ def test_version() -> None:
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0
     assert result.output == f"rules-pipeline {pipeline.__version__}\n"
+
+
+def test_a_number_lists_the_rules_so_numbered_in_rule_order(bundled) -> None:  # type: ignore[no-untyped-def]
+    """``search 702.42`` used to list glossary entries that cite "rule 702.42"
+    (Entwine's, then Bushido's and Sunburst's from the years each had it)."""
+    _, out = bundled
+    for query in ("702.42", "CR 702.42", "rule 702.42."):
+        hits = _json(out, "search", query)
+        assert [(h["kind"], h["number"], h["current"]) for h in hits] == [
+            ("rule", "702.42a", True), ("rule", "702.42b", True)], query
+    hits = _json(out, "search", "702.42A")
+    assert [h["number"] for h in hits] == ["702.42a"] and hits[0]["text"].startswith("Entwine is a static ability")
+    hits = _json(out, "search", "702", "--limit", "3")
+    assert [h["number"] for h in hits] == ["702.1", "702.1a", "702.1b"]
+    # A release's own numbers: old Entwine, then unmapped and mapped rules alike.
+    hits = _json(out, "search", "502.32", "--release", "cr-2004-10-01")
+    assert [(h["number_as_written"], h["number"]) for h in hits] == [("502.32a", "702.42a"), ("502.32b", "702.42b")]
+    code, output = _run(out, "search", "502.32a")
+    assert code == 0 and output.startswith("no rule 502.32a in the current rules;") and "resolve 502.32a" in output
+    code, output = _run(out, "search", "502.32a", "--release", "cr-2005-01-01")
+    assert code == 1 and "no source 'cr-2005-01-01'" in output
