@@ -271,7 +271,7 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
             for kind, number, written, title, snip, text_, source, current, _ in rows]
 
 
-def _numbered(con: sqlite3.Connection, number: str, limit: int, release: str | None) -> list[Row]:
+def _numbered(con: sqlite3.Connection, number: str, limit: int, release: str | None) -> list[Any]:
     """The rules numbered ``number`` or lettered under it (702.42a under 702.42,
     702.1 under 702), in rule order: the current ones, or ``release``'s own."""
     under = f"{number}.*" if "." not in number else f"{number}[a-z]*"
