@@ -276,7 +276,7 @@ def align_pair(a: Release, b: Release) -> Step:
     _same_number(a, b, step, subjects)
     _moved_with_its_block(a, b, step)
     _splits_and_merges(a, b, step, subjects)
-    _vote_sections(a, b, step)
+    _vote_sections(a, b, step, last=True)
     return step
 
 
@@ -1022,15 +1022,20 @@ def _votes(a: Release, b: Release, step: Step) -> dict[str, Counter[str]]:
     return votes
 
 
-def _vote_sections(a: Release, b: Release, step: Step) -> None:
+def _vote_sections(a: Release, b: Release, step: Step, last: bool = False) -> None:
     """A section its title did not pair goes where most of its paired (or
-    merged) rules went: Bands with other went into Banding in 2009."""
+    merged) rules went: Bands with other went into Banding in 2009. On a tie,
+    where the first of them went: 415.7 Changing Targets, whose 415.7a went to
+    113 Targets and 415.7b to 700 General, is Targets. Once every rule is
+    paired (``last``), also where all of them went, two or more: 2009's 408.1
+    Timing, Priority, and the Stack, whose other rules ended, went into 115
+    Timing and Priority (as a place to look for rules, that says too little)."""
     size = Counter(a.sections_of)
     for sec, count in _votes(a, b, step).items():
         if sec in step.sections:
             continue
-        target, n = max(count.items(), key=lambda kv: (kv[1], kv[0]))
-        if n * 2 >= size[sec]:
+        target, n = max(count.items(), key=lambda kv: kv[1])  # the first of the most (rule order)
+        if n * 2 >= size[sec] or (last and len(count) == 1 and n >= 2):
             step.sections[sec] = target
 
 

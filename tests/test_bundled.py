@@ -257,6 +257,21 @@ def test_a_section_is_the_newest_one_of_its_title_when_its_chain_left_it(table) 
     assert rules.canonical_number.str.startswith("111.").all() and len(rules) >= 18
 
 
+def test_a_section_no_title_pairs_goes_where_its_rules_went(table) -> None:  # type: ignore[no-untyped-def]
+    """Read off the releases (and checked blind by a reader): in July 2009
+    415.7 Changing Targets' 415.7a became 113.6 (Targets, now 115.7) and
+    415.7b 700.2e (a duplicate of 113.6a): a tie, which went to 700 General by
+    the larger number; 408.1 Timing, Priority, and the Stack sent all four of
+    its rules that go on to 115 Timing and Priority (now 117), the rest ended,
+    and it was mapped to nothing."""
+    els = table("elements")
+    sections = els[(els.kind == "section") & els.source_id.str.startswith("cr-")]
+    changing = sections[sections.text == "Changing Targets"]
+    assert len(changing) == 14 and set(changing.canonical_number) == {"115"}
+    timing = sections[sections.text == "Timing, Priority, and the Stack"]
+    assert len(timing) == 18 and set(timing.canonical_number) == {"117"}
+
+
 def test_a_section_number_used_twice_maps_each_by_its_rules(table) -> None:  # type: ignore[no-untyped-def]
     """cr-2024-09-20 numbers both Offspring and Impending 702.175 (a misprint:
     Impending is 702.176 in the next release). Each section goes where its
