@@ -20,6 +20,7 @@ from typing import Any
 from pipeline.canonical import title_key
 from pipeline.dedupe import fold, normalise_number
 from pipeline.lineage import change_of
+from pipeline.numbers import sort_key
 
 
 class TraceError(LookupError):
@@ -230,8 +231,8 @@ def _is_section(data: Dataset, number: str, source: str, as_of: str) -> bool:
 
 def _section_versions(data: Dataset, number: str, source: str, as_of: str
                       ) -> tuple[str, str, dict[str, str], list[dict[str, str]]]:
-    """(number, the release it is read in, its renumber_map row, the rows of the
-    releases that have the section it is now, in date order). A section that
+    """(number, the release it is read in, its renumber_map row, its versions:
+    a renumber_map row per release that has it, in date order). A section that
     ended has no number now: its versions are the sections that ended, release
     by release next to the one it is read in, under its number or title
     (Snow-Covered, 502.14 of 2001 to 2004)."""
@@ -240,25 +241,29 @@ def _section_versions(data: Dataset, number: str, source: str, as_of: str
     row = data.sections[where, n]
     current = row["canonical_number"]
     order = {sid: k for k, sid in enumerate(data.releases)}
-    if current:
-        versions = sorted((r for (s, _), r in data.sections.items() if s in order and r["canonical_number"] == current),
-                          key=lambda r: order[r["source_id"]])
-        return n, where, row, versions
     # Release by release from the one it is read in (a dump: the release it is
-    # like), each time the section that ended with this number, else with this
-    # title (folded: "Phased-Out" was retitled "Phased Out" in 2005).
-    ended: dict[str, list[dict[str, str]]] = {}
-    for (s, _), r in data.sections.items():
-        if s in order and not r["canonical_number"]:
-            ended.setdefault(s, []).append(r)
+    # like), each time the section of the same end (the same section now, or
+    # none) under this number and title, else this title (folded: "Phased-Out"
+    # was retitled "Phased Out" in 2005), else this number. A section that is
+    # now another goes on, where none is so named, in the first of those that
+    # are now the same (several became one: 2009's 415 Targeted Spells and
+    # Abilities and its 415.7 Changing Targets are both 113 Targets).
+    alike: dict[str, list[dict[str, str]]] = {}
+    for (s, _), r in sorted(data.sections.items(), key=lambda kv: sort_key(kv[0][1])):
+        if s in order and r["canonical_number"] == current:
+            alike.setdefault(s, []).append(r)
     anchor = where if where in order else data.sources.get(where, {}).get("numbering_like", "")
-    start = _same_section(ended.get(anchor, []), row)
+    start = _same_section(alike.get(anchor, []), row)
     if anchor not in order or start is None:
         return n, where, row, []
     versions = [start]
     for step in (-1, 1):
         last, k = start, order[anchor] + step
-        while 0 <= k < len(data.releases) and (found := _same_section(ended.get(data.releases[k], []), last)):
+        while 0 <= k < len(data.releases):
+            here = alike.get(data.releases[k], [])
+            found = _same_section(here, last) or (here[0] if here and current else None)
+            if found is None:
+                break
             versions.append(found)
             last, k = found, k + step
     return n, where, row, sorted(versions, key=lambda r: order[r["source_id"]])

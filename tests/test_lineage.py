@@ -1148,6 +1148,26 @@ def test_sections_are_traced_and_resolved_as_text_and_json(bundled) -> None:  # 
     assert "--as-of" in result.output
 
 
+def test_a_section_several_became_is_traced_one_version_per_release(bundled) -> None:  # type: ignore[no-untyped-def]
+    """Read off the releases: 415 (Editing a Spell or Ability, then Targeted
+    Spells and Abilities from 2003) and its subsection 415.7 Changing Targets
+    (2003 on) both went into 113 Targets in July 2009, now 115. Their versions
+    had been every section that is 115 now, so resolve's chain went
+    415 > 415.7 > 415 > 415.7 ... and named each release twice."""
+    out = str(bundled[1])
+    found = resolve(Path(out), "415.7", as_of="2005-01-01")
+    assert found["current"] == "115"
+    assert [c["number"] for c in found["chain"]] == ["415", "415.7", "113", "114", "115"]
+    assert found["moved_in"] == ["cr-2009-07-11", "cr-2010-10-01", "cr-2019-08-23"]
+    result = CliRunner().invoke(main, ["trace", "115", "--json", "--out", out])
+    history = json.loads(result.output)["history"]
+    releases = [r["source_id"] for r in history]
+    assert len(releases) == len(set(releases)) == 72
+    by_release = {r["source_id"]: (r["number_as_written"], r["title"]) for r in history}
+    assert by_release["cr-2009-02-01"] == ("415", "Targeted Spells and Abilities")
+    assert by_release["cr-2009-07-11"] == ("113", "Targets")
+
+
 def test_resolve_and_trace_say_what_is_wrong_with_their_arguments(bundled) -> None:  # type: ignore[no-untyped-def]
     out = str(bundled[1])
     runner = CliRunner()
