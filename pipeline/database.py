@@ -185,16 +185,32 @@ class Hit:
 
 
 def fts_query(text: str) -> str:
-    """Words of a plain query, each quoted, so FTS syntax characters are harmless;
-    a word ending in ``*`` matches as a prefix.
+    """Words of a plain query, each quoted, so FTS syntax characters are harmless
+    (joined by AND: FTS5 takes no implicit AND next to a parenthesised OR);
+    a word ending in ``*`` matches as a prefix. A word with "ae" or "æ" matches
+    either spelling (the index strips accents but keeps the ligature: releases
+    wrote "Æther" until 2017, "AEther" in ASCII copies, "Aether" since).
 
     >>> fts_query('double strike')
-    '"double" "strike"'
+    '"double" AND "strike"'
     >>> fts_query('umbr* "armor')
-    '"umbr"* "armor"'
+    '"umbr"* AND "armor"'
+    >>> fts_query('Æther vial*')
+    '("æther" OR "aether") AND "vial"*'
     """
-    words = re.findall(r"([\w’'-]*\w[\w’'-]*)(\*?)", text)
-    return " ".join('"' + w.replace('"', '""') + '"' + star for w, star in words)
+    return " AND ".join(_either(w, star) for w, star in _WORD.findall(text))
+
+
+_WORD = re.compile(r"([\w’'-]*\w[\w’'-]*)(\*?)")
+
+
+def _either(word: str, star: str) -> str:
+    """One word of a query, quoted, and its other spelling ("ae" for "æ") if it has one."""
+    spellings = [word]
+    if "æ" in word.lower() or "ae" in word.lower():
+        spellings = list(dict.fromkeys([word.lower().replace("ae", "æ"), word.lower().replace("æ", "ae")]))
+    quoted = [f'"{w.replace(chr(34), chr(34) * 2)}"{star}' for w in spellings]
+    return quoted[0] if len(quoted) == 1 else f"({' OR '.join(quoted)})"
 
 
 MAX_QUERY_WORDS = 64
@@ -237,7 +253,7 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
     query = fts_query(text)
     if not query:
         return []
-    words = query.count('" "') + 1
+    words = len(_WORD.findall(text))
     if words > MAX_QUERY_WORDS:  # the index's time grows with the square of the words (4,000: half a minute)
         raise SearchError(f"a query of {words} words: at most {MAX_QUERY_WORDS}, every one of which must match")
     snippet = "snippet(search, 3, '[', ']', '…', 16)"

@@ -114,7 +114,7 @@ def test_a_bare_stem_is_a_word_not_a_prefix(bundled) -> None:  # type: ignore[no
 
 def test_fts_syntax_in_a_query_is_harmless(bundled) -> None:  # type: ignore[no-untyped-def]
     _, out = bundled
-    assert fts_query('NEAR(entwine) OR "x* - *') == '"NEAR" "entwine" "OR" "x"*'
+    assert fts_query('NEAR(entwine) OR "x* - *') == '"NEAR" AND "entwine" AND "OR" AND "x"*'
     code, output = _run(out, "search", '"entwine" ( -')
     assert code == 0 and output.startswith("702.42a")
 
@@ -156,3 +156,16 @@ def test_a_number_lists_the_rules_so_numbered_in_rule_order(bundled) -> None:  #
     assert code == 0 and output.startswith("no rule 502.32a in the current rules;") and "resolve 502.32a" in output
     code, output = _run(out, "search", "502.32a", "--release", "cr-2005-01-01")
     assert code == 1 and "no source 'cr-2005-01-01'" in output
+
+
+def test_ae_and_the_ligature_find_each_other(bundled) -> None:  # type: ignore[no-untyped-def]
+    """Read off the releases: the list of cards with "Ambush" (206.3c today)
+    names Æther Storm in some releases, AEther Storm in ASCII copies and
+    Aether Storm since 2017. The index keeps the ligature, so "aether" missed
+    the first and "æther" found only it."""
+    _, out = bundled
+    for query in ("aether storm", "Æther storm", "AEther storm", "æth*"):
+        hits = _json(out, "search", query, "--limit", "50")
+        found = {h["text"].split("Abbey Matron; ")[1][:12].rstrip(";") for h in hits if "Abbey Matron; " in h["text"]}
+        assert found == {"Æther Storm", "AEther Storm", "Aether Storm"}, query
+    assert fts_query("maelstrom") == '("mælstrom" OR "maelstrom")'
