@@ -289,6 +289,13 @@ def _date_option(ctx: click.Context, param: click.Parameter, value: str) -> str:
         raise click.BadParameter(str(exc)) from None
 
 
+def _source_or_date(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A source id, or a date (YYYY-MM-DD): one shaped like a date must be a real one."""
+    if len(value) == 10 and value[4] == "-" and value[7] == "-" and value[:4].isdigit():
+        return _date_option(ctx, param, value)
+    return value
+
+
 _AS_OF = click.option("--as-of", default="", metavar="YYYY-MM-DD", callback=_date_option,
                       help="The number as the release in effect on this date wrote it.")
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
@@ -363,8 +370,8 @@ def resolve_command(number: str | None, text_file: Any, out: Path, source: str, 
 
 
 @main.command("diff")
-@click.argument("old")
-@click.argument("new")
+@click.argument("old", callback=_source_or_date)
+@click.argument("new", callback=_source_or_date)
 @click.option("--section", default="", help="Only this section (e.g. 702.42).")
 @_OUT
 @_JSON
