@@ -412,9 +412,10 @@ def search_command(query: str, out: Path, limit: int, release: str | None, as_js
     if as_json:
         _echo_json([asdict(hit) for hit in hits])
         return
-    if not hits and (number := number_query(query)):
-        where = f"in {release}" if release else "in the current rules"
-        click.echo(f"no rule {number} {where}; an old number means something else in each release: "
+    if not hits and (number := number_query(query)) and release:
+        click.echo(f"no rule {number} in {release}")
+    elif not hits and number:
+        click.echo(f"no rule {number} in the current rules; an old number means something else in each release: "
                    f"`resolve {number} --as-of YYYY-MM-DD` (or --source ID) says what it is now")
     elif not hits:
         hint = "" if "*" in query else " (a word ending in * matches as a prefix: umbr*)"

@@ -7,7 +7,8 @@ when the reference has it; ``search_in`` says which sources have each wording
 and how they numbered it. A search lists the current rules first, then the
 current glossary, then older wordings and Q&A; ``release`` searches one
 source's own wordings. ``unicode61`` with diacritics removed lets "Dandan"
-find "Dandân" as well as "Dandân" itself.
+find "Dandân" as well as "Dandân" itself. A query that is a number lists the
+rules of that number first (``search_in`` has each source's own numbers).
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline.dedupe import normalise_number
+from pipeline.numbers import RULE_NUMBER
 from pipeline.tables import TABLES, Table
+from pipeline.trace import cited_number
 
 Row = tuple[object, ...]
 _SQL_TYPE = {"integer": "INTEGER", "number": "REAL", "string": "TEXT"}
@@ -178,7 +182,7 @@ class Hit:
     number: str  # canonical number (a Q&A's: its section); empty if unmapped
     number_as_written: str  # as source_id numbers it
     title: str  # a rule's section title, a glossary term, a Q&A's question
-    snippet: str  # the matching words [bracketed]
+    snippet: str  # the matching words [bracketed]; a rule a number query found: its first words
     text: str  # the whole wording (a Q&A's answer)
     source_id: str  # the reference for a current wording, else the newest source with it
     current: bool  # the reference has this wording
@@ -226,26 +230,26 @@ def _order(lead: str, then: str = "") -> str:
     return f"{rule} DESC, {rule} AND {_TITLED} DESC, CASE WHEN {rule} AND {_TITLED} THEN pos END, {then}{_BEST}"
 
 
-# A query that is a rule or section number ("702.42a", "CR 702.42", "rule 702."): look it up.
-_NUMBER_QUERY = re.compile(r"^\s*(?:(?:cr|rule)\s+)?(\d{3}(?:\.\d+[a-z]*)?)\.?\s*$", re.I)
-
-
 def number_query(text: str) -> str:
-    """The rule or section number a query is, or "".
+    """The rule or section number a query is (as ``resolve`` reads a citation:
+    ``CR 702.42A``, ``rule 702. 37a``, ``702.``, 1999's ``408.f``), or "".
 
-    >>> number_query("CR 702.42A"), number_query("702."), number_query("702.42 entwine")
-    ('702.42a', '702', '')
+    >>> number_query("CR 702.42A"), number_query("702."), number_query("rule 702. 37a"), number_query("408.f")
+    ('702.42a', '702', '702.37a', '408.f')
+    >>> number_query("702.42 entwine"), number_query("٧٠٢.٤٢"), number_query("1000")
+    ('', '', '')
     """
-    found = _NUMBER_QUERY.match(text)
-    return found.group(1).lower() if found else ""
+    number = cited_number(text)
+    return number if number.isascii() and re.fullmatch(RULE_NUMBER, number) else ""
 
 
 def search(path: Path, text: str, limit: int = 20, release: str | None = None) -> list[Hit]:
     """Wordings matching every word of ``text``: the current rules first, then the
     current glossary, then older wordings and Q&A. A query that is a number
-    (``702.42``, ``CR 702.42a``) is the rules of that number and under it, in
-    rule order: the current ones, or with ``release`` that source's own (an
-    old number means something else in each release: ``resolve`` maps it).
+    (``702.42``, ``CR 702.42a``) lists first the rules of that number and under
+    it, in rule order: the current ones, or with ``release`` that source's own
+    (an old number means something else in each release: ``resolve`` maps it);
+    then what the words match (the glossary's "see rule 702.42", "100 cards").
 
     With ``release``, only that source's wordings, numbered as it numbers them,
     its rules first. Raises SearchError for a release the database does not have.
@@ -262,17 +266,17 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
         if release is not None and not con.execute("SELECT 1 FROM sources WHERE source_id = ?", (release,)).fetchone():
             known = [r[0] for r in con.execute("SELECT source_id FROM sources ORDER BY source_id")]
             raise SearchError(f"no source {release!r} in {path}; sources: {', '.join(known)}")
-        if number := number_query(text):
-            rows = _numbered(con, number, limit, release)
-        elif release is None:
-            rows = con.execute(
+        number = number_query(text)
+        rows = _numbered(con, number, limit, release) if number else []
+        if release is None:
+            rows += con.execute(
                 f"SELECT kind, number, number_as_written, title, {snippet}, text, source_id, current, position AS pos "
                 f"FROM search WHERE search MATCH :query ORDER BY {_order('current', 'current DESC, ')} LIMIT :limit",
                 {"query": query, "titled": f"title : ({query})", "limit": limit},
             ).fetchall()
         else:
             mine = "FROM search_in m WHERE m.entry = search.rowid AND m.source_id = :release"
-            rows = con.execute(
+            rows += con.execute(
                 f"SELECT kind, number, (SELECT min(m.number_as_written) {mine}), title, {snippet}, text, "
                 f":release, current, (SELECT min(m.element) {mine}) AS pos FROM search WHERE search MATCH :query "
                 "AND search.rowid IN (SELECT entry FROM search_in WHERE source_id = :release) "
@@ -283,27 +287,36 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
         raise SearchError(f"{path}: {exc} (a database from another version? run `python -m pipeline ingest`)") from None
     finally:
         con.close()
-    return [Hit(kind, number, written or "", title, snip, text_, source, bool(current))
-            for kind, number, written, title, snip, text_, source, current, _ in rows]
+    # A rule the number found comes once (the words may find it again, with a snippet).
+    hits: dict[tuple[object, ...], Hit] = {}
+    for kind, number, written, title, snip, text_, source, current, _ in rows:
+        hits.setdefault((kind, number, written, source, text_),
+                        Hit(kind, number, written or "", title, snip, text_, source, bool(current)))
+    return list(hits.values())[:limit]
 
 
 def _numbered(con: sqlite3.Connection, number: str, limit: int, release: str | None) -> list[Any]:
     """The rules numbered ``number`` or lettered under it (702.42a under 702.42,
-    702.1 under 702), in rule order: the current ones, or ``release``'s own."""
-    under = f"{number}.*" if "." not in number else f"{number}[a-z]*"
+    702.1 under 702), in rule order: the current ones, or ``release``'s own (as
+    it wrote them: cr-2009-07-11's "702. 37a" is 702.37a)."""
+    def under(found: str) -> bool:
+        return found == number or found.startswith(number + ".") if "." not in number else \
+            found == number or (found.startswith(number) and found[len(number):].isalpha())
+
     if release is None:
         rows = con.execute(
             "SELECT kind, number, number_as_written, title, text, text, source_id, current, position FROM search "
-            "WHERE kind = 'rule' AND current AND (number = :n OR number GLOB :under) ORDER BY position LIMIT :limit",
-            {"n": number, "under": under, "limit": limit}).fetchall()
+            "WHERE kind = 'rule' AND current AND number LIKE :prefix ORDER BY position",
+            {"prefix": number.split(".")[0] + "%"}).fetchall()
+        rows = [row for row in rows if under(str(row[1]))]
     else:
         rows = con.execute(
             "SELECT s.kind, s.number, m.number_as_written, s.title, s.text, s.text, m.source_id, s.current, "
             "m.element FROM search_in m JOIN search s ON s.rowid = m.entry WHERE m.source_id = :release "
-            "AND s.kind = 'rule' AND (m.number_as_written = :n OR m.number_as_written GLOB :under) "
-            "ORDER BY m.element LIMIT :limit",
-            {"n": number, "under": under, "release": release, "limit": limit}).fetchall()
-    return [(*row[:4], _lead(str(row[4])), *row[5:]) for row in rows]
+            "AND s.kind = 'rule' AND m.number_as_written LIKE :prefix ORDER BY m.element",
+            {"release": release, "prefix": number.split(".")[0] + "%"}).fetchall()
+        rows = [row for row in rows if under(normalise_number(str(row[2])))]
+    return [(*row[:4], _lead(str(row[4])), *row[5:]) for row in rows[:limit]]
 
 
 def _lead(text: str, words: int = 16) -> str:

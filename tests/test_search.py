@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 import pipeline
 from pipeline.cli import main
-from pipeline.database import fts_query
+from pipeline.database import fts_query, number_query
 from pipeline.dedupe import fold
 
 REFERENCE = "cr-2026-08-07"
@@ -139,23 +139,40 @@ def test_version() -> None:
 
 def test_a_number_lists_the_rules_so_numbered_in_rule_order(bundled) -> None:  # type: ignore[no-untyped-def]
     """``search 702.42`` used to list glossary entries that cite "rule 702.42"
-    (Entwine's, then Bushido's and Sunburst's from the years each had it)."""
+    (Entwine's, then Bushido's and Sunburst's from the years each had it):
+    the rules come first now, then what the words find."""
     _, out = bundled
-    for query in ("702.42", "CR 702.42", "rule 702.42."):
+    for query in ("702.42", "CR 702.42", "CR. 702.42", "rules 702.42", "rule 702.42.", "section 702.42"):
         hits = _json(out, "search", query)
-        assert [(h["kind"], h["number"], h["current"]) for h in hits] == [
+        assert [(h["kind"], h["number"], h["current"]) for h in hits[:2]] == [
             ("rule", "702.42a", True), ("rule", "702.42b", True)], query
+        assert not [h for h in hits[2:] if h["kind"] == "rule" and h["current"]], query
+    hits = _json(out, "search", "702.42")
+    assert hits[2]["kind"] == "glossary" and "See rule [702].[42]" in hits[2]["snippet"]
     hits = _json(out, "search", "702.42A")
-    assert [h["number"] for h in hits] == ["702.42a"] and hits[0]["text"].startswith("Entwine is a static ability")
-    hits = _json(out, "search", "702", "--limit", "3")
-    assert [h["number"] for h in hits] == ["702.1", "702.1a", "702.1b"]
-    # A release's own numbers: old Entwine, then unmapped and mapped rules alike.
+    assert [h["number"] for h in hits][:1] == ["702.42a"] and hits[0]["text"].startswith("Entwine is a static ability")
+    assert [h["number"] for h in _json(out, "search", "702", "--limit", "3")] == ["702.1", "702.1a", "702.1b"]
+    # A bare three-digit number still finds the words too ("exactly 100 cards", 903.5a).
+    hits = _json(out, "search", "100", "--limit", "200")
+    assert hits[0]["number"] == "100.1" and any(h["number"] == "903.5a" for h in hits)
+    # A release's own numbers, as it wrote them: old Entwine; "702. 37a" in July 2009; 1999's "408.f".
     hits = _json(out, "search", "502.32", "--release", "cr-2004-10-01")
-    assert [(h["number_as_written"], h["number"]) for h in hits] == [("502.32a", "702.42a"), ("502.32b", "702.42b")]
+    assert [(h["number_as_written"], h["number"]) for h in hits[:2]] == [("502.32a", "702.42a"), ("502.32b", "702.42b")]
+    assert [h["kind"] for h in hits[2:]] == ["glossary"] and "502.32" in hits[2]["text"]
+    hits = _json(out, "search", "702.37", "--release", "cr-2009-07-11", "--limit", "2")
+    assert [(h["number_as_written"], h["number"]) for h in hits] == [("702. 37a", "702.40a"), ("702. 37b", "702.40b")]
+    hits = _json(out, "search", "408.f", "--release", "cr-1999-11-01", "--limit", "1")
+    assert [h["number_as_written"] for h in hits] == ["408.f"]
     code, output = _run(out, "search", "502.32a")
     assert code == 0 and output.startswith("no rule 502.32a in the current rules;") and "resolve 502.32a" in output
+    code, output = _run(out, "search", "702.42", "--release", "cr-2004-10-01")
+    assert (code, output) == (0, "no rule 702.42 in cr-2004-10-01\n")
+    assert _json(out, "search", "502.32a") == []
     code, output = _run(out, "search", "502.32a", "--release", "cr-2005-01-01")
     assert code == 1 and "no source 'cr-2005-01-01'" in output
+    # Not numbers: other digits, too many digits, a number with words.
+    for query in ("٧٠٢.٤٢", "1000", "702.42 modes"):
+        assert number_query(query) == "", query
 
 
 def test_ae_and_the_ligature_find_each_other(bundled) -> None:  # type: ignore[no-untyped-def]
