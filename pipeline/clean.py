@@ -18,7 +18,8 @@ from pipeline.records import Element, evolve
 _WORD = re.compile(r"[A-Za-z]+")
 _LOWER_RUN = re.compile(r"\b[a-z]{6,}\b")
 _CAMEL = re.compile(r"\b([a-z]{2,})([A-Z][a-z]+)\b")
-_UNDERSCORE = re.compile(r"(?<![\w_])(__?)([^_\n]+?)\1(?=TM\b|[^\w_]|$)")  # "_Odyssey_TM": a lost ™
+_UNDERSCORE = re.compile(r"(?<![\w_])(__?)([^_\n]+?)\1(?![\w_])")
+_UNDERSCORE_TM = re.compile(r"(?<![\w_])_([^_\n]+?)_TM\b")  # "_Odyssey_TM": the releases round it write "Odyssey(TM)"
 _SPACES = re.compile(r"[ \t]{2,}")
 _CURLY_OPEN = re.compile(r"(?<=[A-Za-z])“(?=[A-Za-z])")
 _CURLY_CLOSE = re.compile(r"(?<=[A-Za-z.,!?])”(?=[A-Za-z])")
@@ -110,19 +111,21 @@ class Vocabulary:
 
 def strip_markup(text: str, vocab: Vocabulary | None = None) -> str:
     """Drop the ``_italic_`` underscores of 2008-2014 releases (doubled in
-    cr-2010-10-01's ``__Magic: The Gathering__ Tournament Rules``); a blank to
-    fill in ("Wolf in ________ Clothing") stays.
+    cr-2010-10-01's ``__Magic: The Gathering__ Tournament Rules``; before a
+    lost trademark sign in ``_Odyssey_TM``, written "Odyssey(TM)" as the
+    releases round it write it); a blank to fill in ("Wolf in ________
+    Clothing") stays.
 
     >>> strip_markup("the _Magic: The Gathering_ game, the __Magic__ rules")
     'the Magic: The Gathering game, the Magic rules'
     >>> strip_markup("many _Odyssey_TM block cards")
-    'many OdysseyTM block cards'
+    'many Odyssey(TM) block cards'
     >>> strip_markup("“Wolf in ________ Clothing”")
     '“Wolf in ________ Clothing”'
     """
     if "_" not in text:  # nearly every text: the pattern needs one
         return text
-    return _UNDERSCORE.sub(r"\2", text)
+    return _UNDERSCORE.sub(r"\2", _UNDERSCORE_TM.sub(r"\1(TM)", text))
 
 
 def collapse_spaces(text: str, vocab: Vocabulary | None = None) -> str:

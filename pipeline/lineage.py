@@ -349,7 +349,9 @@ def _sections_by_title(a: Release, b: Release) -> dict[str, str]:
     title several sections share ("General" opens each chapter) pairs within
     the chapter of the same title: July 2009's chapter 3 Turn Structure became
     chapter 5, so its 300 General is 500 General, not 300 (Card Types'); in a
-    chapter no longer there, the section keeps its number if that has the title."""
+    chapter no longer there (or in a release without chapters), or twice in
+    its chapter (2003-2009's 200 and 212.1 General), the section keeps its
+    number if that has the title."""
     titles: dict[str, list[str]] = defaultdict(list)
     for number, title in b.sections.items():
         titles[title].append(number)
@@ -360,8 +362,9 @@ def _sections_by_title(a: Release, b: Release) -> dict[str, str]:
             found = [b.aliases[title]]
         if len(found) > 1:
             chapter = a.chapters.get(number[:1])
-            found = [n for n in found if chapter and b.chapters.get(n[:1]) == chapter] or \
-                ([number] if number in found else [])
+            within = [n for n in found if chapter and b.chapters.get(n[:1]) == chapter]
+            gone = chapter not in b.chapters.values()
+            found = within if len(within) == 1 else [number] if number in (within or (found if gone else [])) else []
         if len(found) == 1:
             out[number] = found[0]
     return out
@@ -1027,22 +1030,27 @@ def _vote_sections(a: Release, b: Release, step: Step, last: bool = False) -> No
     merged) rules went: Bands with other went into Banding in 2009. On a tie,
     where the first of them went: 415.7 Changing Targets, whose 415.7a went to
     113 Targets and 415.7b to 700 General, is Targets. Once every rule is
-    paired (``last``), also where all of them went, two or more: 2009's 408.1
-    Timing, Priority, and the Stack, whose other rules ended, went into 115
-    Timing and Priority (as a place to look for rules, that says too little)."""
-    size = Counter(a.sections_of)
-    for sec, count in _votes(a, b, step).items():
+    paired (``last``), also where all of them went, two or more and a third of
+    its rules: 2009's 408.1 Timing, Priority, and the Stack, four of whose nine
+    rules went into 115 Timing and Priority and the rest ended (as a place to
+    look for rules while pairing them, that says too little)."""
+    size, votes = Counter(a.sections_of), _votes(a, b, step)
+    for sec, count in votes.items():
         if sec in step.sections:
             continue
         target, n = max(count.items(), key=lambda kv: kv[1])  # the first of the most (rule order)
-        if n * 2 >= size[sec] or (last and len(count) == 1 and n >= 2):
+        if n * 2 >= size[sec]:
             step.sections[sec] = target
+    if last:
+        for sec, target in _where_siblings_went(a, b, step).items():
+            if votes[sec].total() * 3 >= size[sec]:
+                step.sections[sec] = target
 
 
 def _where_siblings_went(a: Release, b: Release, step: Step) -> dict[str, str]:
     """For each section of ``a`` not paired, the one section of ``b`` where all
     of its paired rules went, two or more (fewer than half: ``_vote_sections``
-    does not pair it)."""
+    pairs it only once every rule is paired, and a third of them went on)."""
     return {sec: next(iter(count)) for sec, count in _votes(a, b, step).items()
             if sec not in step.sections and len(count) == 1 and count.total() >= 2}
 
@@ -1340,8 +1348,9 @@ def _weakest_steps(out: Lineages, built: list[Release], ids: list[list[str]], st
 
 def _section_chain(out: Lineages, built: list[Release], steps: list[Step]) -> None:
     """Each release's section numbers followed to the newest release. A
-    section whose chain leads to one of another title (or to none) is the
-    newest release's one section of its own title, if there is one: Tokens
+    section whose chain leads to one of another title is the newest
+    release's one section of its own title, if there is one (and so are the
+    sections of earlier releases it continues): Tokens
     (216) went into Permanents (110) in July 2009, and came back as a section
     of its own, 111 Tokens, in 2019."""
     newest = built[-1].sections
@@ -1355,8 +1364,8 @@ def _section_chain(out: Lineages, built: list[Release], steps: list[Step]) -> No
         current = {number: current.get(step.sections.get(number, ""), "") for number in sections}
         for number, target in current.items():
             title = sections[number]
-            if newest.get(target) != title and title in own_title:
-                target = own_title[title]
+            if target and newest.get(target) != title and title in own_title:
+                current[number] = target = own_title[title]  # and so for what it continues
             out.sections[built[k].source_id, number] = target
 
 

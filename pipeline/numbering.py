@@ -190,9 +190,11 @@ def _sections_by_their_rules(els: Sequence[Element], current: Callable[[Element]
     lines = {el.line_start for el in els if el.kind == "section" and el.number_as_written
              and numbers[normalise_number(el.number_as_written)] > 1}
     votes: dict[int, Counter[str]] = {line: Counter() for line in lines}
+    dotted = {el.line_start: "." in el.number_as_written.rstrip(".") for el in els if el.line_start in lines}
     for el in els:
         if el.kind == "rule" and el.parent_line in votes and (now := current(el)):
-            votes[el.parent_line][section_of(now)] += 1
+            # The section of the same level: 702.176 for 702.176a; 111, not the rule 111.1, for 111.1a.
+            votes[el.parent_line][section_of(now) if dotted[el.parent_line] else now.split(".")[0]] += 1
     return {line: found.most_common(1)[0][0] if found else "" for line, found in votes.items()}
 
 

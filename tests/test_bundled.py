@@ -260,8 +260,8 @@ def test_a_section_is_the_newest_one_of_its_title_when_its_chain_left_it(table) 
 def test_a_section_no_title_pairs_goes_where_its_rules_went(table) -> None:  # type: ignore[no-untyped-def]
     """Read off the releases (and checked blind by a reader): in July 2009
     415.7 Changing Targets' 415.7a became 113.6 (Targets, now 115.7) and
-    415.7b 700.2e (a duplicate of 113.6a): a tie, which went to 700 General by
-    the larger number; 408.1 Timing, Priority, and the Stack sent all four of
+    415.7b 700.2e (a duplicate of 113.6a): a tie, which had gone to 700
+    General, the larger number; 408.1 Timing, Priority, and the Stack sent all four of
     its rules that go on to 115 Timing and Priority (now 117), the rest ended,
     and it was mapped to nothing."""
     els = table("elements")

@@ -1428,3 +1428,63 @@ def test_similarity_scores_word_sets_as_token_set_ratio_scores_the_texts(a: list
 
     subset = process.cdist(lineage._word_sets(a), lineage._word_sets(b), scorer=fuzz.token_set_ratio, dtype=np.float64)
     assert subset.tolist() == [[fuzz.token_set_ratio(x, y) for y in b] for x in a]
+
+
+def _sections_only(source_id: str, sections: dict[str, str], chapters: dict[str, str] | None = None
+                   ) -> lineage.Release:
+    """A release of sections (title keys) and chapters, no rules."""
+    return lineage.Release(source_id, [], [], [], [], sections, {}, chapters=chapters or {})
+
+
+def test_a_shared_title_pairs_within_its_chapter_else_under_its_number() -> None:
+    """July 2009: 3 Turn Structure became 5; its 300 General is 500 General. A
+    title twice in one chapter (2003-2009's 200 and 212.1 General) keeps its
+    numbers; a chapter still there but without the title pairs nothing by the
+    number (Card Types' 300 is not Turn Structure's); with no chapters known,
+    the number."""
+    old = _sections_only("a", {"200": "general", "212.1": "general", "300": "general"},
+                         {"2": "parts of the game", "3": "turn structure"})
+    new = _sections_only("b", {"200": "general", "212.1": "general", "300": "general", "500": "general"},
+                         {"2": "parts of the game", "3": "card types", "5": "turn structure"})
+    assert lineage._sections_by_title(old, new) == {"200": "200", "212.1": "212.1", "300": "500"}
+    no_general = _sections_only("c", {"200": "general", "212.1": "general", "300": "general"},
+                                {"2": "parts of the game", "3": "card types", "5": "turn structure"})
+    assert lineage._sections_by_title(old, no_general) == {"200": "200", "212.1": "212.1"}
+    # Chapters of these titles no longer there (2 retitled, Turn Structure gone): the numbers.
+    gone = _sections_only("d", {"200": "general", "300": "general"}, {"2": "parts of a card", "3": "card types"})
+    assert lineage._sections_by_title(old, gone) == {"200": "200", "300": "300"}
+    bare = _sections_only("e", {"200": "general", "300": "general"})
+    assert lineage._sections_by_title(_sections_only("f", {"200": "general", "300": "general"}), bare) == {
+        "200": "200", "300": "300"}
+
+
+def test_a_section_back_under_its_own_title_takes_what_it_continues_with_it() -> None:
+    """216 Token, then 216 Tokens, went into 110 Permanents and came back as
+    111 Tokens: both are 111. A section whose chain ended stays ended, even if
+    the newest release has a section of its title (502.9 Substance, a keyword
+    of 1999, and no rule of it in a new 702.200 Substance)."""
+    built = [_sections_only("r0", {"216": "token", "502.9": "substance"}),
+             _sections_only("r1", {"216": "tokens"}),
+             _sections_only("r2", {"110": "permanents", "111": "tokens", "702.200": "substance"})]
+    steps = [lineage.Step(sections={"216": "216"}), lineage.Step(sections={"216": "110"})]
+    out = lineage.Lineages()
+    lineage._section_chain(out, built, steps)
+    assert out.sections["r1", "216"] == "111" and out.sections["r0", "216"] == "111"
+    assert out.sections["r0", "502.9"] == ""
+    assert out.sections["r2", "110"] == "110"
+
+
+def test_a_three_digit_section_number_used_twice_goes_where_its_rules_did() -> None:
+    """Each of two sections "212" is where most of its own rules went, counted
+    at its own level: rules now 111.1a and 111.1b are in section 111, not in
+    "111.1" (a rule)."""
+    def el(line: int, kind: str, number: str, parent: int = 0) -> Element:
+        return Element("x", line, line, kind, number, number_as_written=number, parent_line=parent)
+
+    els = [el(1, "section", "212"), el(2, "rule", "212.1", 1), el(3, "rule", "212.2", 1),
+           el(5, "section", "212"), el(6, "rule", "212.1", 5), el(7, "rule", "212.2", 5),
+           el(9, "section", "702.175"), el(10, "rule", "702.175a", 9), el(11, "section", "702.175"),
+           el(12, "rule", "702.175a", 11)]
+    now = {2: "111.1a", 3: "111.1b", 6: "122.1", 7: "122.1a", 10: "702.175a", 12: "702.176a"}
+    assert numbering._sections_by_their_rules(els, lambda e: now.get(e.line_start, "")) == {
+        1: "111", 5: "122", 9: "702.175", 11: "702.176"}
