@@ -284,6 +284,8 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
                 {"release": release, "query": query, "titled": f"title : ({query})", "limit": limit},
             ).fetchall()
     except sqlite3.OperationalError as exc:
+        if path.stat().st_size == 0:  # SQLite reads an empty file as an empty database
+            raise sqlite3.DatabaseError("an empty file") from None
         raise SearchError(f"{path}: {exc} (a database from another version? run `python -m pipeline ingest`)") from None
     finally:
         con.close()

@@ -409,6 +409,8 @@ def test_search_and_trace_on_damaged_outputs(light: tuple[Path, Path]) -> None:
                 assert result.exit_code == 1, (how, name)
                 line = _one_line_error(result.output)
                 assert str(out / name) in line and "ingest" in line
+                if (name, how) == ("rules.sqlite", "empty"):  # it had been blamed on another version
+                    assert "damaged or unreadable (an empty file)" in line and "version" not in line, line
             if (out / name).is_dir():
                 (out / name).rmdir()
             (out / name).write_bytes(pristine[name])
