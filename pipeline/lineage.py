@@ -1085,7 +1085,8 @@ def _splits_and_merges(a: Release, b: Release, step: Step, subjects: Subjects) -
     """New rules cut from an old one that continued, old ones absorbed by a new
     one. A piece split off stands near the rule it came from, and a rule merged
     away stood near the one that absorbed it: the candidates are the partners
-    of the nearest paired rules, about the same keywords (``Subjects``: a
+    of the nearest paired rules (for a merge, and the rules those are lettered
+    under), about the same keywords (``Subjects``: a
     generated release's new "if a permanent has multiple instances of weglith,
     each one triggers separately" was no piece of raiston's, and its removed
     mayhem rule was not merged into web-slinging's, each worded alike); and
@@ -1104,8 +1105,10 @@ def _splits_and_merges(a: Release, b: Release, step: Step, subjects: Subjects) -
                 step.split_from[j] = near[best]
     for i in range(len(a.keys)):
         if i not in step.pairs and i not in step.merged_into and len(a.keys[i]) >= MIN_CONTAINED_CHARS:
-            near = [j for j in _near(i, step.pairs, len(a.keys))
-                    if j not in unchanged and subjects.same(a.keys[i], b.keys[j])]
+            around = _near(i, step.pairs, len(a.keys))
+            # ... and the rules those are lettered under (2009's 419.2 went into 614.1, above its neighbour's 614.1a)
+            around += [p for j in around if (p := b.at.get(section_of(b.numbers[j]), j)) not in around]
+            near = [j for j in dict.fromkeys(around) if j not in unchanged and subjects.same(a.keys[i], b.keys[j])]
             best = _contained(a.keys[i], [b.keys[j] for j in near])
             if best is None:
                 best = _absorbed_by(a.keys[i], [b.keys[j] for j in near])

@@ -304,3 +304,17 @@ def test_xrefs_hold_bare_numbers_and_ranges_of_digits(table) -> None:  # type: i
     history = table("rule_history")
     row = history[(history.lineage_id == "cr-2023-02-03:701.50a") & (history.source_id == "cr-2023-06-16")]
     assert row.change.tolist() == ["unchanged"]
+
+
+def test_a_rule_folded_into_the_parent_of_a_neighbour_is_merged_there(table) -> None:  # type: ignore[no-untyped-def]
+    """Read off the releases (and found by a blind reader of 30 ended lineages):
+    2009's 419.2 "replacement and prevention effects apply continuously as
+    events happen -- they aren't locked in ahead of time" stands in 614.1
+    ("Like replacement effects ..., prevention effects apply continuously as
+    events happen ...", now 615.1), the parent of its neighbour's 614.1a (and
+    in 613.1, the same said of replacement effects); 2023's meld rule
+    713.4 is word for word the second sentence of 712.8. Both were 'removed'."""
+    lines = table("lineages").set_index("lineage_id")
+    merged = {lid: (lines.loc[lid, "ended"], lines.loc[lines.loc[lid, "merged_into"], "canonical_number"])
+              for lid in ("cr-1999-04-23:419.2", "cr-2016-08-26:712.3")}
+    assert merged == {"cr-1999-04-23:419.2": ("merged", "615.1"), "cr-2016-08-26:712.3": ("merged", "712.8")}
