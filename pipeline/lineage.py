@@ -37,7 +37,8 @@ one within the pair:
    number, unless its subrules went on under another;
 4. splits (a new rule whose wording lies inside an old one that continued
    elsewhere: ``split_from``), merges (an old rule whose wording lies inside a
-   new one that continues another lineage: ``merged_into``), each between
+   new one that continues another lineage, near it or, every word of it,
+   farther off in that section: ``merged_into``), each between
    rules about the same keywords and never from or into a rule that went on
    word for word, and the rest removed or added.
 
@@ -89,6 +90,8 @@ MIN_CONTAINED_CHARS = 25
 ABSORBED_MARGIN = 20.0
 # An old rule left unpaired whose words stand this much in a longer neighbour merged there.
 MIN_ABSORBED = 75.0
+# ... and one farther off in their section, when every word of it stands in the longer one.
+MIN_ALL_WORDS = 98.0
 NEAR = 3
 # Context that makes a pair likelier: the rule kept its place between the same
 # identical neighbours, or stayed in (what became of) its section.
@@ -1112,6 +1115,12 @@ def _splits_and_merges(a: Release, b: Release, step: Step, subjects: Subjects) -
             best = _contained(a.keys[i], [b.keys[j] for j in near])
             if best is None:
                 best = _absorbed_by(a.keys[i], [b.keys[j] for j in near])
+            if best is None:
+                # Anywhere in those rules' sections, every word of it (2023's meld 713.12 in 712.19).
+                sections = {b.sections_of[j] for j in near}
+                near = [j for j, sec in enumerate(b.sections_of) if sec in sections and j not in unchanged
+                        and len(b.keys[j]) > len(a.keys[i]) and subjects.same(a.keys[i], b.keys[j])]
+                best = _absorbed_by(a.keys[i], [b.keys[j] for j in near], MIN_ALL_WORDS)
             if best is not None:
                 step.merged_into[i] = near[best]
 
@@ -1121,7 +1130,7 @@ def _unchanged(a: Release, b: Release, step: Step) -> set[int]:
     return {j for i, j in step.pairs.items() if a.keys[i] == b.keys[j]}
 
 
-def _absorbed_by(old: str, candidates: Sequence[str]) -> int | None:
+def _absorbed_by(old: str, candidates: Sequence[str], cutoff: float = MIN_ABSORBED) -> int | None:
     """The longer candidate that holds most of ``old``'s words (a rule merged
     into its neighbour in other words: 'the player whose turn is being
     controlled is still the active player' in 'a player who's being controlled
@@ -1137,7 +1146,7 @@ def _absorbed_by(old: str, candidates: Sequence[str]) -> int | None:
     """
     keep = [k for k, text in enumerate(candidates) if len(text) >= len(old)]
     found = process.extractOne(old, [candidates[k] for k in keep], scorer=fuzz.token_set_ratio,
-                               score_cutoff=MIN_ABSORBED) if keep else None
+                               score_cutoff=cutoff) if keep else None
     return keep[found[2]] if found else None
 
 

@@ -313,8 +313,13 @@ def test_a_rule_folded_into_the_parent_of_a_neighbour_is_merged_there(table) -> 
     ("Like replacement effects ..., prevention effects apply continuously as
     events happen ...", now 615.1), the parent of its neighbour's 614.1a (and
     in 613.1, the same said of replacement effects); 2023's meld rule
-    713.4 is word for word the second sentence of 712.8. Both were 'removed'."""
+    713.4 is word for word the second sentence of 712.8, and 713.12 (choosing
+    a meld card's name) the second of 712.19, farther off in its section; 2009's
+    "multiple instances of bands with other ... are redundant" (502.11d) is
+    702.19m's last sentence, as the answer key has it. All were 'removed'."""
     lines = table("lineages").set_index("lineage_id")
     merged = {lid: (lines.loc[lid, "ended"], lines.loc[lines.loc[lid, "merged_into"], "canonical_number"])
-              for lid in ("cr-1999-04-23:419.2", "cr-2016-08-26:712.3")}
-    assert merged == {"cr-1999-04-23:419.2": ("merged", "615.1"), "cr-2016-08-26:712.3": ("merged", "712.8")}
+              for lid in ("cr-1999-04-23:419.2", "cr-2016-08-26:712.3", "cr-2016-08-26:712.11",
+                          "cr-2003-07-01:502.11d")}
+    assert merged == {"cr-1999-04-23:419.2": ("merged", "615.1"), "cr-2016-08-26:712.3": ("merged", "712.8"),
+                      "cr-2016-08-26:712.11": ("merged", "712.19"), "cr-2003-07-01:502.11d": ("merged", "702.22m")}
