@@ -392,7 +392,7 @@ def diff_command(old: str, new: str, section: str, out: Path, as_json: bool) -> 
 @click.argument("query")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
               show_default=True, help="Folder of a published run.")
-@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--limit", type=click.IntRange(min=1, max=1_000_000), default=20, show_default=True)
 @click.option("--release", metavar="ID", default=None,
               help="Search only this source (a source_id), numbered as it numbered them.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list of the hits.")
@@ -401,6 +401,8 @@ def search_command(query: str, out: Path, limit: int, release: str | None, as_js
     reference's) first, then older wordings. A word ending in * is a prefix
     (umbr*); accents are optional. A number (702.42, CR 702.42a) lists the
     rules so numbered, and under it, in rule order."""
+    if not query.strip():
+        raise click.BadParameter("give words or a rule number to search for", param_hint="QUERY")
     path = out / "rules.sqlite"
     _published(path)
     try:

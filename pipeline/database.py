@@ -19,6 +19,7 @@ import multiprocessing
 import re
 import signal
 import sqlite3
+import unicodedata
 import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -188,6 +189,20 @@ class Hit:
     current: bool  # the reference has this wording
 
 
+def plain(text: str) -> str:
+    """A query as the index reads text: compatibility forms composed (a
+    decomposed "Dandân", full-width letters, the "ﬁ" ligature), zero-width
+    characters dropped.
+
+    >>> plain("Danda\u0302n ＥＮＴＷＩＮＥ \ufb01rst stri\u200bke")
+    'Dandân ENTWINE first strike'
+    """
+    return unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH)
+
+
+_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
+
+
 def fts_query(text: str) -> str:
     """Words of a plain query, each quoted, so FTS syntax characters are harmless
     (joined by AND: FTS5 takes no implicit AND next to a parenthesised OR);
@@ -254,6 +269,7 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
     With ``release``, only that source's wordings, numbered as it numbers them,
     its rules first. Raises SearchError for a release the database does not have.
     """
+    text = plain(text)
     query = fts_query(text)
     if not query:
         return []
@@ -268,11 +284,13 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
             raise SearchError(f"no source {release!r} in {path}; sources: {', '.join(known)}")
         number = number_query(text)
         rows = _numbered(con, number, limit, release) if number else []
+        if number:  # then the texts that cite it: the number's parts in a row, in a text ("702.2", not "2/2")
+            query = 'text : "' + " ".join(re.findall(r"[0-9a-z]+", number)) + '"'
         if release is None:
             rows += con.execute(
                 f"SELECT kind, number, number_as_written, title, {snippet}, text, source_id, current, position AS pos "
                 f"FROM search WHERE search MATCH :query ORDER BY {_order('current', 'current DESC, ')} LIMIT :limit",
-                {"query": query, "titled": f"title : ({query})", "limit": limit},
+                {"query": query, "titled": f"title : ({query.removeprefix('text : ')})", "limit": limit},
             ).fetchall()
         else:
             mine = "FROM search_in m WHERE m.entry = search.rowid AND m.source_id = :release"
@@ -281,7 +299,8 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
                 f":release, current, (SELECT min(m.element) {mine}) AS pos FROM search WHERE search MATCH :query "
                 "AND search.rowid IN (SELECT entry FROM search_in WHERE source_id = :release) "
                 f"ORDER BY {_order('1')} LIMIT :limit",
-                {"release": release, "query": query, "titled": f"title : ({query})", "limit": limit},
+                {"release": release, "query": query, "titled": f"title : ({query.removeprefix('text : ')})",
+                 "limit": limit},
             ).fetchall()
     except sqlite3.OperationalError as exc:
         if path.stat().st_size == 0:  # SQLite reads an empty file as an empty database

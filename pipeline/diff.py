@@ -74,7 +74,7 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
             continue
         old_number = normalise_number(a["number_as_written"]) if a else ""
         new_number = normalise_number(b["number_as_written"]) if b else ""
-        if section and section not in (section_of(old_number), section_of(new_number)):
+        if section and not (_in_section(old_number, section) or _in_section(new_number, section)):
             continue
         changes.append({
             "change": change, "old_number": old_number, "new_number": new_number, "lineage_id": lid,
@@ -85,6 +85,17 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
     changes.sort(key=lambda c: (sort_key(c["section"]), sort_key(c["new_number"] or c["old_number"])))
     return {"old": old, "new": new, "changes": changes, "summary": dict(Counter(c["change"] for c in changes)),
             "notes": notes}
+
+
+def _in_section(number: str, section: str) -> bool:
+    """Whether a rule is in a section: 702.42a in 702.42, and in 702.
+
+    >>> _in_section("702.42a", "702"), _in_section("702.42a", "702.42"), _in_section("702.4a", "702.42")
+    (True, True, False)
+    """
+    if "." not in section:
+        return number.split(".")[0] == section
+    return section_of(number) == section
 
 
 def _date(data: Dataset, sid: str) -> str:

@@ -247,7 +247,8 @@ def _section_versions(data: Dataset, number: str, source: str, as_of: str
     # was retitled "Phased Out" in 2005), else this number. A section that is
     # now another goes on, where none is so named, in the first of those that
     # are now the same (several became one: 2009's 415 Targeted Spells and
-    # Abilities and its 415.7 Changing Targets are both 113 Targets).
+    # Abilities and its 415.7 Changing Targets are both 113 Targets), past
+    # releases without it (216 Tokens was rules of 110 Permanents 2009-2019).
     alike: dict[str, list[dict[str, str]]] = {}
     for (s, _), r in sorted(data.sections.items(), key=lambda kv: sort_key(kv[0][1])):
         if s in order and r["canonical_number"] == current:
@@ -262,10 +263,12 @@ def _section_versions(data: Dataset, number: str, source: str, as_of: str
         while 0 <= k < len(data.releases):
             here = alike.get(data.releases[k], [])
             found = _same_section(here, last) or (here[0] if here and current else None)
-            if found is None:
+            if found is None and not (current and not here):
                 break
-            versions.append(found)
-            last, k = found, k + step
+            if found is not None:  # (a section that is now another may be missing a while: 111 Tokens, 2009-2019)
+                versions.append(found)
+                last = found
+            k += step
     return n, where, row, sorted(versions, key=lambda r: order[r["source_id"]])
 
 

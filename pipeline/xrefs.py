@@ -86,13 +86,15 @@ _CITED = re.compile(rf"(?<![\w.]){_ONE.pattern}(?![\w])")
 
 
 def citations(text: str) -> list[str]:
-    """Rule numbers cited anywhere in a text, in order, each once: ``CR 502.32a``,
-    ``(see 409.1)``, ranges expanded.
+    """Rule and section numbers cited anywhere in a text, in order, each once:
+    ``CR 502.32a``, ``(see 409.1)``, ranges expanded, a three-digit section
+    after "rule" or "section" (as ``find`` reads them; "100 cards" is none).
 
     >>> citations("CR 502.32a says so; see also rule 409.1 and 502.32a.")
     ['502.32a', '409.1']
     >>> citations("rules 409.1f-h, and 502.32a–b")
     ['409.1f', '409.1g', '409.1h', '502.32a', '502.32b']
+    >>> citations("rule 216; sections 216 and 300; 100 cards")
+    ['216', '300']
     """
-    found = (n for m in _CITED.finditer(text) for n in expand(m.group(1), m.group(2)))
-    return list(dict.fromkeys(n for n in found if "." in n))
+    return list(dict.fromkeys(target for _, target in find(text)))

@@ -1170,6 +1170,15 @@ def test_a_section_several_became_is_traced_one_version_per_release(bundled) -> 
     by_release = {r["source_id"]: (r["number_as_written"], r["title"]) for r in history}
     assert by_release["cr-2009-02-01"] == ("415", "Targeted Spells and Abilities")
     assert by_release["cr-2009-07-11"] == ("113", "Targets")
+    # 216 Tokens was rules of 110 Permanents from 2009 to 2019, then 111 Tokens:
+    # its path goes past the releases without it (it had stopped at 2009-02-01).
+    found = resolve(Path(out), "216", as_of="2005-01-01")
+    assert [c["number"] for c in found["chain"]] == ["216", "111"] and found["moved_in"] == ["cr-2019-08-23"]
+    result = CliRunner().invoke(main, ["trace", "111", "--json", "--out", out])
+    history = json.loads(result.output)["history"]
+    assert (history[0]["source_id"], history[0]["number_as_written"]) == ("cr-1999-04-23", "216")
+    assert {r["source_id"] for r in history} >= {"cr-2009-02-01", "cr-2019-08-23"}
+    assert not {r["source_id"] for r in history} & {"cr-2009-07-11", "cr-2018-10-05"}
 
 
 def test_resolve_and_trace_say_what_is_wrong_with_their_arguments(bundled) -> None:  # type: ignore[no-untyped-def]
@@ -1228,6 +1237,14 @@ def test_cli_resolve_file(bundled, tmp_path: Path) -> None:  # type: ignore[no-u
     found = json.loads(result.output)
     assert [(r["cited"], r["current"], r["status"]) for r in found] == [("502.14", "702.20", "moved")]
     assert {k: v for k, v in found[0].items() if k != "line"} == json.loads(one.output)
+    # A three-digit section after "rule" or "section" is a citation too ("100 cards" is not):
+    # they were skipped, and a text citing only them was "all current" (exit 0).
+    article.write_text("rule 216\nsections 216 and 300; a deck of 100 cards\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["resolve", "--file", str(article), "--as-of", "2005-01-01", "--json",
+                                       "--out", str(bundled[1])])
+    assert result.exit_code == 3, result.output
+    assert [(r["line"], r["cited"], r["current"]) for r in json.loads(result.output)] == [
+        (1, "216", "111"), (2, "216", "111"), (2, "300", "500")]
 
 
 def test_releases_are_chained_by_date_whatever_their_order() -> None:
@@ -1270,6 +1287,12 @@ def test_diff_any_two_releases_matches_through_lineages(bundled) -> None:  # typ
     assert text.exit_code == 0
     assert text.output.splitlines()[0].startswith("cr-2013-05-01 -> cr-2016-08-26: ")
     assert "moved         702.87a -> 702.88a" in text.output
+    # A three-digit section holds the rules of its subsections ("no changes" before).
+    text = CliRunner().invoke(main, ["diff", "cr-2013-05-01", "cr-2016-08-26", "--section", "702", "--out", out,
+                                     "--json"])
+    found = json.loads(text.output)
+    assert len(found) > 200 and all(c["section"].startswith("702.") for c in found)
+    assert any(c["old_number"] == "702.87a" and c["new_number"] == "702.88a" for c in found)
     # A section neither release has is no section, not "no changes".
     text = CliRunner().invoke(main, ["diff", "cr-2013-05-01", "cr-2016-08-26", "--section", "999", "--out", out])
     assert text.exit_code == 1 and "no section 999 in cr-2013-05-01 or cr-2016-08-26" in text.output

@@ -148,7 +148,7 @@ def test_a_number_lists_the_rules_so_numbered_in_rule_order(bundled) -> None:  #
             ("rule", "702.42a", True), ("rule", "702.42b", True)], query
         assert not [h for h in hits[2:] if h["kind"] == "rule" and h["current"]], query
     hits = _json(out, "search", "702.42")
-    assert hits[2]["kind"] == "glossary" and "See rule [702].[42]" in hits[2]["snippet"]
+    assert hits[2]["kind"] == "glossary" and "See rule [702.42]" in hits[2]["snippet"]
     hits = _json(out, "search", "702.42A")
     assert [h["number"] for h in hits][:1] == ["702.42a"] and hits[0]["text"].startswith("Entwine is a static ability")
     assert [h["number"] for h in _json(out, "search", "702", "--limit", "3")] == ["702.1", "702.1a", "702.1b"]
@@ -186,3 +186,35 @@ def test_ae_and_the_ligature_find_each_other(bundled) -> None:  # type: ignore[n
         found = {h["text"].split("Abbey Matron; ")[1][:12].rstrip(";") for h in hits if "Abbey Matron; " in h["text"]}
         assert found == {"Æther Storm", "AEther Storm", "Aether Storm"}, query
     assert fts_query("maelstrom") == '("mælstrom" OR "maelstrom")'
+
+
+def test_a_number_query_then_finds_the_texts_citing_it(bundled) -> None:  # type: ignore[no-untyped-def]
+    """After a number's rules, the texts that cite it, not every text holding its
+    parts apart (``702.2`` had listed "2/2 creature" texts); filler words change
+    nothing ("CR 702.42a" had found 1 hit, "702.42a" 9); --release is that
+    release's numbers only (702.42a in 2004 had found Entwine, 702.42a now)."""
+    _, out = bundled
+    hits = _json(out, "search", "702.2", "--limit", "100")
+    assert [h["number"] for h in hits[:6]] == ["702.2a", "702.2b", "702.2c", "702.2d", "702.2e", "702.2f"]
+    assert all("702.2" in h["text"] for h in hits[6:]) and len(hits) < 40
+    assert _json(out, "search", "CR 702.42a") == _json(out, "search", "702.42a")
+    code, output = _run(out, "search", "702.42a", "--release", "cr-2004-10-01")
+    assert (code, output) == (0, "no rule 702.42a in cr-2004-10-01\n")
+    hits = _json(out, "search", "702.42a", "--release", "cr-2013-05-01")
+    assert [(h["number_as_written"], h["text"][:8]) for h in hits] == [("702.42a", "Sunburst")]
+
+
+def test_a_query_is_read_as_the_index_reads_text(bundled) -> None:  # type: ignore[no-untyped-def]
+    """A decomposed accent, full-width letters, a ligature or a zero-width space
+    in a pasted query found nothing."""
+    _, out = bundled
+    composed = _json(out, "search", "Dandân")
+    assert composed
+    for query in ("Danda\u0302n", "ＤＡＮＤÂＮ", "Dan\u200bdân"):
+        assert _json(out, "search", query) == composed, query
+    assert _json(out, "search", "\ufb01rst strike", "--limit", "3") == _json(out, "search", "first strike",
+                                                                             "--limit", "3")
+    code, output = _run(out, "search", "  ")
+    assert code == 2 and "give words or a rule number" in output
+    code, output = _run(out, "search", "702.42", "--limit", "99999999999999999999")
+    assert code == 2 and "Traceback" not in output and "OverflowError" not in output
