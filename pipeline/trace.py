@@ -165,6 +165,10 @@ class Dataset:
                 raise TraceError(f"no source {source!r} in the published dataset")
             lid = self.numbers.get((source, number))
             if not lid:
+                elsewhere = [sid for sid in self.releases if (sid, number) in self.sections]
+                if elsewhere:  # a section number of other releases (702.42 in 2004)
+                    raise TraceError(f"{source} has no rule or section {number} (a section of {elsewhere[0]} to "
+                                     f"{elsewhere[-1]}: give a date or source in those years)")
                 raise TraceError(f"{source} has no rule {number}")
             return lid
         current = [lid for lid, r in self.lineages.items() if r["canonical_number"] == number]

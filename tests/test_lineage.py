@@ -1237,6 +1237,10 @@ def test_cli_resolve_file(bundled, tmp_path: Path) -> None:  # type: ignore[no-u
     found = json.loads(result.output)
     assert [(r["cited"], r["current"], r["status"]) for r in found] == [("502.14", "702.20", "moved")]
     assert {k: v for k, v in found[0].items() if k != "line"} == json.loads(one.output)
+    # A number that is a section only in other releases says so ("has no rule 702.42").
+    result = CliRunner().invoke(main, ["resolve", "702.42", "--as-of", "2005-01-01", "--out", str(bundled[1])])
+    assert result.exit_code == 1 and "cr-2004-10-01 has no rule or section 702.42 (a section of cr-2009-07-11 to " \
+        "cr-2026-08-07: give a date or source in those years)" in result.output
     # A three-digit section after "rule" or "section" is a citation too ("100 cards" is not):
     # they were skipped, and a text citing only them was "all current" (exit 0).
     article.write_text("rule 216\nsections 216 and 300; a deck of 100 cards\n", encoding="utf-8")
