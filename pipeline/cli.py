@@ -428,7 +428,7 @@ def search_command(query: str, out: Path, limit: int, release: str | None, as_js
             number = f"{hit.number_as_written} → {hit.number or '?'}"  # its number then, and now (? unmapped)
         label = {"rule": number, "glossary": f"glossary: {hit.title}", "qa": f"Q&A ({hit.number or '-'})"}
         where = "" if hit.current and hit.kind == "rule" and not release else f"  [{hit.source_id}]"
-        click.echo(f"{label[hit.kind]:<14} {hit.snippet}{where}")
+        click.echo(f"{label[hit.kind]:<14} {' '.join(hit.snippet.split())}{where}")  # one hit, one line
 
 
 @main.command("site")

@@ -38,9 +38,13 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
         raise TraceError(f"no section {section} in {old} or {new} (a section is a number such as 702.42)")
     date_new = data.sources[new]["effective_date"]
     date_old = data.sources[old]["effective_date"]
-    if date_old and date_new and date_old > date_new:
+    # An undated source is as old as the release it is numbered like.
+    when_old, when_new = date_old or _date(data, data.sources[old].get("numbering_like", "")), \
+        date_new or _date(data, data.sources[new].get("numbering_like", ""))
+    if when_old and when_new and when_old > when_new:
         # Rules added since would have come out as nothing at all, not as removed.
-        raise TraceError(f"{old} ({date_old}) is newer than {new} ({date_new}): give the older one first")
+        raise TraceError(f"{old} ({_when(data, old)}) is newer than {new} ({_when(data, new)}): "
+                         "give the older one first")
     # A source that is no whole release (a cut or partial copy, an FAQ page) lacks
     # rules without their being added since: a rule it lacks is "added" only when
     # its lineage started after the release it is numbered like (the site's
@@ -51,6 +55,8 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
     notes = [] if whole else [
         f"{old} is not a whole release" + (f" (numbered as {like})" if like else "") + ": rules it lacks are not "
         + (f"counted as added unless they are newer than {like}" if placed else "counted as added")]
+    if new not in data.releases:
+        notes.append(f"{new} is not a whole release ({_when(data, new)}): rules it lacks are not counted as removed")
     changes: list[dict[str, Any]] = []
     for lid, rows in data.history.items():
         here = {r["source_id"]: r for r in rows if r["number_as_written"]}
@@ -100,6 +106,12 @@ def _in_section(number: str, section: str) -> bool:
 
 def _date(data: Dataset, sid: str) -> str:
     return data.sources.get(sid, {}).get("effective_date", "")
+
+
+def _when(data: Dataset, sid: str) -> str:
+    """A source's date, or for an undated one the release it is numbered like."""
+    like = data.sources.get(sid, {}).get("numbering_like", "")
+    return _date(data, sid) or (f"numbered as {like}, {_date(data, like)}" if like and _date(data, like) else "undated")
 
 
 def _row_in(data: Dataset, lid: str, sid: str) -> dict[str, str] | None:

@@ -1303,6 +1303,16 @@ def test_diff_any_two_releases_matches_through_lineages(bundled) -> None:  # typ
     # The newer release first: refused (the rules added since had silently vanished, exit 0).
     text = CliRunner().invoke(main, ["diff", "2016-08-26", "2013-05-01", "--out", out])
     assert text.exit_code == 1 and "is newer than cr-2013-05-01 (2013-05-01): give the older one first" in text.output
+    # So is an undated copy numbered like a newer release (it had shown 702.40a "moved" back to 502.32a);
+    # the other way round, the rules a copy lacks are not removed, and a note says so.
+    faq = "000_eb8496d4591d3274"
+    text = CliRunner().invoke(main, ["diff", faq, "cr-2005-10-01", "--out", out])
+    assert text.exit_code == 1 and f"{faq} (numbered as cr-2012-02-01, 2012-02-01) is newer than cr-2005-10-01 " \
+        "(2005-10-01): give the older one first" in text.output
+    found = diff(Path(out), "cr-2005-10-01", faq)
+    assert "removed" not in found["summary"] and found["notes"] == [
+        f"{faq} is not a whole release (numbered as cr-2012-02-01, 2012-02-01): rules it lacks are not counted as "
+        "removed"]
 
 
 def test_a_reader_that_stops_early_ends_the_command_quietly(bundled) -> None:  # type: ignore[no-untyped-def]
