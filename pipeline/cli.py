@@ -34,8 +34,8 @@ from pipeline.clean import word_counts
 from pipeline.database import SearchError, number_query
 from pipeline.database import search as search_db
 from pipeline.dataset import DatasetError, verify
+from pipeline.diff import date_shaped, diff
 from pipeline.diff import describe as describe_diff
-from pipeline.diff import diff
 from pipeline.job import Shrinking, run_job
 from pipeline.package import InvalidOutput
 from pipeline.publish import Busy, ForeignOutput, Overlap, check_folders
@@ -291,7 +291,7 @@ def _date_option(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 def _source_or_date(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """A source id, or a date (YYYY-MM-DD): one shaped like a date must be a real one."""
-    if len(value) == 10 and value[4] == "-" and value[7] == "-" and value[:4].isdigit():
+    if date_shaped(value) and value[:4].isdigit():
         return _date_option(ctx, param, value)
     return value
 

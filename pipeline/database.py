@@ -286,11 +286,12 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
         rows = _numbered(con, number, limit, release) if number else []
         if number:  # then the texts that cite it: the number's parts in a row, in a text ("702.2", not "2/2")
             query = 'text : "' + " ".join(re.findall(r"[0-9a-z]+", number)) + '"'
+        titled = f"title : ({query.removeprefix('text : ')})"
         if release is None:
             rows += con.execute(
                 f"SELECT kind, number, number_as_written, title, {snippet}, text, source_id, current, position AS pos "
                 f"FROM search WHERE search MATCH :query ORDER BY {_order('current', 'current DESC, ')} LIMIT :limit",
-                {"query": query, "titled": f"title : ({query.removeprefix('text : ')})", "limit": limit},
+                {"query": query, "titled": titled, "limit": limit},
             ).fetchall()
         else:
             mine = "FROM search_in m WHERE m.entry = search.rowid AND m.source_id = :release"
@@ -299,8 +300,7 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
                 f":release, current, (SELECT min(m.element) {mine}) AS pos FROM search WHERE search MATCH :query "
                 "AND search.rowid IN (SELECT entry FROM search_in WHERE source_id = :release) "
                 f"ORDER BY {_order('1')} LIMIT :limit",
-                {"release": release, "query": query, "titled": f"title : ({query.removeprefix('text : ')})",
-                 "limit": limit},
+                {"release": release, "query": query, "titled": titled, "limit": limit},
             ).fetchall()
     except sqlite3.OperationalError as exc:
         if path.stat().st_size == 0:  # SQLite reads an empty file as an empty database
@@ -321,8 +321,11 @@ def _numbered(con: sqlite3.Connection, number: str, limit: int, release: str | N
     702.1 under 702), in rule order: the current ones, or ``release``'s own (as
     it wrote them: cr-2009-07-11's "702. 37a" is 702.37a)."""
     def under(found: str) -> bool:
-        return found == number or found.startswith(number + ".") if "." not in number else \
-            found == number or (found.startswith(number) and found[len(number):].isalpha())
+        if found == number:
+            return True
+        if "." not in number:  # a section: its rules
+            return found.startswith(number + ".")
+        return found.startswith(number) and found[len(number):].isalpha()  # a rule: its lettered subrules
 
     if release is None:
         rows = con.execute(

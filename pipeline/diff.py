@@ -21,11 +21,16 @@ from pipeline.trace import Dataset, TraceError, word_diff
 ORDER = ("added", "removed", "moved", "edited", "moved+edited", "split", "merged")
 
 
+def date_shaped(name: str) -> bool:
+    """Whether an argument is meant as a date (YYYY-MM-DD), real or not."""
+    return len(name) == 10 and name[4] == "-" and name[7] == "-"
+
+
 def _source(data: Dataset, name: str) -> str:
     """A source id, or a date meaning the release in effect on it."""
     if name in data.sources:
         return name
-    if len(name) == 10 and name[4] == "-" and name[7] == "-":
+    if date_shaped(name):
         return data.release_on(name)
     raise TraceError(f"no source {name!r} in the published dataset (give a source id or a YYYY-MM-DD date)")
 
@@ -38,9 +43,7 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
         raise TraceError(f"no section {section} in {old} or {new} (a section is a number such as 702.42)")
     date_new = data.sources[new]["effective_date"]
     date_old = data.sources[old]["effective_date"]
-    # An undated source is as old as the release it is numbered like.
-    when_old, when_new = date_old or _date(data, data.sources[old].get("numbering_like", "")), \
-        date_new or _date(data, data.sources[new].get("numbering_like", ""))
+    when_old, when_new = _placed(data, old), _placed(data, new)
     if when_old and when_new and when_old > when_new:
         # Rules added since would have come out as nothing at all, not as removed.
         raise TraceError(f"{old} ({_when(data, old)}) is newer than {new} ({_when(data, new)}): "
@@ -106,6 +109,11 @@ def _in_section(number: str, section: str) -> bool:
 
 def _date(data: Dataset, sid: str) -> str:
     return data.sources.get(sid, {}).get("effective_date", "")
+
+
+def _placed(data: Dataset, sid: str) -> str:
+    """A source's date; an undated one is as old as the release it is numbered like."""
+    return _date(data, sid) or _date(data, data.sources.get(sid, {}).get("numbering_like", ""))
 
 
 def _when(data: Dataset, sid: str) -> str:

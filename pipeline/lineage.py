@@ -1099,6 +1099,10 @@ def _splits_and_merges(a: Release, b: Release, step: Step, subjects: Subjects) -
     layer 7d (counters) went into 7c, not into the unchanged 7a next to it."""
     back = {j: i for i, j in step.pairs.items()}
     unchanged = _unchanged(a, b, step)
+    in_section: dict[str, list[int]] = defaultdict(list)
+    for j, sec in enumerate(b.sections_of):
+        if j not in unchanged:
+            in_section[sec].append(j)
     for j in range(len(b.keys)):
         if j not in back and len(b.keys[j]) >= MIN_CONTAINED_CHARS:
             near = [i for i in _near(j, back, len(b.keys))
@@ -1117,9 +1121,8 @@ def _splits_and_merges(a: Release, b: Release, step: Step, subjects: Subjects) -
                 best = _absorbed_by(a.keys[i], [b.keys[j] for j in near])
             if best is None:
                 # Anywhere in those rules' sections, every word of it (2023's meld 713.12 in 712.19).
-                sections = {b.sections_of[j] for j in near}
-                near = [j for j, sec in enumerate(b.sections_of) if sec in sections and j not in unchanged
-                        and len(b.keys[j]) > len(a.keys[i]) and subjects.same(a.keys[i], b.keys[j])]
+                near = sorted(j for sec in {b.sections_of[j] for j in near} for j in in_section[sec]
+                              if len(b.keys[j]) > len(a.keys[i]) and subjects.same(a.keys[i], b.keys[j]))
                 best = _absorbed_by(a.keys[i], [b.keys[j] for j in near], MIN_ALL_WORDS)
             if best is not None:
                 step.merged_into[i] = near[best]

@@ -267,11 +267,11 @@ def _section_versions(data: Dataset, number: str, source: str, as_of: str
         while 0 <= k < len(data.releases):
             here = alike.get(data.releases[k], [])
             found = _same_section(here, last) or (here[0] if here and current else None)
-            if found is None and not (current and not here):
-                break
-            if found is not None:  # (a section that is now another may be missing a while: 111 Tokens, 2009-2019)
+            if found is not None:
                 versions.append(found)
                 last = found
+            elif here or not current:  # (only a section that is now another may be missing a while)
+                break
             k += step
     return n, where, row, sorted(versions, key=lambda r: order[r["source_id"]])
 
