@@ -125,6 +125,11 @@ _LONG_WORD = re.compile(r"[a-z][a-z'-]{4,}")
 # keep 0.08 at most, the right ones 0.19 at least).
 MIN_SAME_NUMBER = 40.0
 MIN_WORDS_SAME_NUMBER = 0.15
+# In a renumbered release, a rule and a new one left over that are each other's
+# closest letter by letter, at least this alike and by this much more than any other
+# rule left over on either side, are one rule rewritten (``_each_others_closest``).
+MIN_CLOSEST = 55.0
+CLOSEST_MARGIN = 5.0
 # Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
 # keyword actions of 701.x, whose names "cast", "play", "exile" are the words the 2009 rewording changed).
 KEYWORD_SECTIONS = ("502.", "702.")
@@ -279,6 +284,7 @@ def align_pair(a: Release, b: Release) -> Step:
     _same_number(a, b, step, subjects)
     _moved_with_its_block(a, b, step)
     _splits_and_merges(a, b, step, subjects)
+    _each_others_closest(a, b, step, subjects)
     _vote_sections(a, b, step, last=True)
     return step
 
@@ -1016,6 +1022,37 @@ def _moved_with_its_block(a: Release, b: Release, step: Step) -> None:
                     _pair(step, i, k, float(similarity([a.keys[i]], [b.keys[k]], 0.0)[1][0, 0]))
                     taken.add(k)
                     break
+
+
+def _each_others_closest(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
+    """In a renumbered release (July 2009), where neither numbers nor sections
+    say where a rule went, a rule left over and a new rule left over that are
+    each other's closest wording, letter by letter, by a clear margin over every
+    other rule left over on both sides, are one rule rewritten: 2009's 400.1
+    ("an ability is something an object does or can do ...") is 112.1a ("an
+    ability is a characteristic an object has that lets it affect the game
+    ..."), 214.2 (a nontoken permanent's card types are those printed on its
+    card) 110.3 (its characteristics are). Where numbering was kept, a rule
+    left over by then was removed and a new one added (2015's commander
+    colour-identity mana rule 903.9 is not the new generic-mana rule 106.10)."""
+    if _numbering_kept(a, b, step):
+        return
+    taken = set(step.pairs.values())
+    rows = [i for i in range(len(a.keys)) if i not in step.pairs and i not in step.merged_into]
+    cols = [j for j in range(len(b.keys)) if j not in taken and j not in step.split_from]
+    if len(rows) < 2 or len(cols) < 2:
+        return
+    ratio = process.cdist([a.keys[i] for i in rows], [b.keys[j] for j in cols], scorer=fuzz.ratio,
+                          dtype=np.float32, workers=-1 if len(rows) * len(cols) > 4000 else 1)
+    best_c, best_r = ratio.argmax(axis=1), ratio.argmax(axis=0)
+    top2_r = np.sort(ratio, axis=1)[:, -2]  # each row's second best
+    top2_c = np.sort(ratio, axis=0)[-2, :]
+    for r, c in enumerate(best_c.tolist()):
+        top = ratio[r, c]
+        i, j = rows[r], cols[c]
+        if (best_r[c] == r and top >= MIN_CLOSEST and top - max(top2_r[r], top2_c[c]) >= CLOSEST_MARGIN
+                and subjects.same(a.keys[i], b.keys[j])):
+            _pair(step, i, j, float(top))
 
 
 def _votes(a: Release, b: Release, step: Step) -> dict[str, Counter[str]]:

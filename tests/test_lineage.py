@@ -102,6 +102,8 @@ STEP_WRONG = {
     # Round 6, judged after the change that made the rows' steps come out as they do.
     "S75": "ended: 408.1c (who gets priority when) is not paired with 115.3a, which opens as it did",
     "S76": "115.1b instead of 115.1a: the timing rule goes on in its activated-ability clause",
+    "S78": "509.1b: the evasion rule 500.3a and the blocking-restriction rule 509.1b are each other's closest rule "
+           "left over in July 2009, where the reader has 500.3a merged into 509.1b, continuing 500.3",
     "S83": "607.2k: 401.7 goes on in the rule it opens, which the reader has continuing 413.2i (judgement call)",
     # Round 8, judged after 7a18201 moved these steps.
     "S95": "ended: 200.6a (a permanent's owner) is merged into the spell rule 111.2, not continued as 110.2",
