@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import math
 import pickle
 import re
 from collections import Counter, defaultdict
@@ -130,6 +131,11 @@ MIN_WORDS_SAME_NUMBER = 0.15
 # rule left over on either side, are one rule rewritten (``_each_others_closest``).
 MIN_CLOSEST = 55.0
 CLOSEST_MARGIN = 5.0
+# ... or by the rarer words they share (``_rare_words``, a cosine), at least this
+# and this many times the next, in the section its own became.
+MIN_RARE_WORDS = 0.30
+RARE_WORDS_LEAD = 1.5
+_WORD = re.compile(r"[a-z][a-z'-]+")
 # Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
 # keyword actions of 701.x, whose names "cast", "play", "exile" are the words the 2009 rewording changed).
 KEYWORD_SECTIONS = ("502.", "702.")
@@ -283,6 +289,8 @@ def align_pair(a: Release, b: Release) -> Step:
     _leftovers_in_place(a, b, step, subjects)
     _same_number(a, b, step, subjects)
     _moved_with_its_block(a, b, step)
+    _keyword_defined(a, b, step)
+    _opening_goes_on(a, b, step)
     _splits_and_merges(a, b, step, subjects)
     _each_others_closest(a, b, step, subjects)
     _vote_sections(a, b, step, last=True)
@@ -1024,6 +1032,53 @@ def _moved_with_its_block(a: Release, b: Release, step: Step) -> None:
                     break
 
 
+def _opening_goes_on(a: Release, b: Release, step: Step) -> None:
+    """A rule left over whose first sentence (``MIN_OPENING_WORDS`` words or
+    more, unique in both releases) opens a new rule word for word goes on
+    there, in place of the rule paired with it, if that one neither kept its
+    number nor opened so (it was merged in after the opening): 2003's 214.9d
+    ("the basic land types are plains, island, swamp, mountain, and forest.
+    ...") is 212.6d, which opens so and took in 214.9e's mana-ability sentence,
+    closer to it word for word. A rule that kept its number keeps it (2016's
+    transform 701.25a took in 701.25b's opening: ``_kept_heads``)."""
+    back = {j: i for i, j in step.pairs.items()}
+    opens = {_first_sentence(key): j for j, key in enumerate(b.keys)}
+    for i, key in enumerate(a.keys):
+        head = _first_sentence(key)
+        if (i in step.pairs or i in step.merged_into or len(head.split()) < MIN_OPENING_WORDS
+                or a.heads[head] != 1 or b.heads[head] != 1):
+            continue
+        j = opens[head]
+        other = back.get(j)
+        if other is not None and a.numbers[other] != b.numbers[j] and _first_sentence(a.keys[other]) != head:
+            del step.pairs[other], step.scores[other]
+            _pair(step, i, j, float(similarity([key], [b.keys[j]], 0.0)[1][0, 0]))
+            back[j] = i
+
+
+def _keyword_defined(a: Release, b: Release, step: Step) -> None:
+    """A keyword's definition goes on in its definition, however rewritten: in
+    a keyword section paired with its own, the one rule left over that opens
+    "<keyword> is" and the one new rule left over that opens so are one rule
+    (July 2009's lifelink 502.68a, "lifelink is a triggered ability", is 702.13a,
+    "lifelink is a static ability", alike letter by letter as any two rules are)."""
+    rows, cols = _left_over(a, b, step)
+    defining: dict[str, list[int]] = defaultdict(list)
+    for j in cols:
+        sec = b.sections_of[j]
+        if sec.startswith(KEYWORD_SECTIONS) and b.keys[j].startswith(b.sections.get(sec, "\x00") + " is "):
+            defining[sec].append(j)
+    old: dict[str, list[int]] = defaultdict(list)
+    for i in rows:
+        sec = a.sections_of[i]
+        if sec.startswith(KEYWORD_SECTIONS) and a.keys[i].startswith(a.sections.get(sec, "\x00") + " is "):
+            old[sec].append(i)
+    for sec, found in old.items():
+        new = defining.get(step.sections.get(sec, ""), [])
+        if len(found) == 1 and len(new) == 1:
+            _pair(step, found[0], new[0], float(similarity([a.keys[found[0]]], [b.keys[new[0]]], 0.0)[1][0, 0]))
+
+
 def _each_others_closest(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     """In a renumbered release (July 2009), where neither numbers nor sections
     say where a rule went, a rule left over and a new rule left over that are
@@ -1034,25 +1089,81 @@ def _each_others_closest(a: Release, b: Release, step: Step, subjects: Subjects)
     ..."), 214.2 (a nontoken permanent's card types are those printed on its
     card) 110.3 (its characteristics are). Where numbering was kept, a rule
     left over by then was removed and a new one added (2015's commander
-    colour-identity mana rule 903.9 is not the new generic-mana rule 106.10)."""
+    colour-identity mana rule 903.9 is not the new generic-mana rule 106.10).
+
+    Then, by the words they share, each weighted by how few rules of the two
+    releases hold it: a pair each other's closest so, well ahead of the next,
+    in the section its own became (or where its section's rules went), is one
+    rule rewritten further still: 2009's sealed-deck rule 100.3 ("for sealed
+    deck or draft play, only forty cards are required in a deck ...") is
+    100.2b ("in limited play ... each deck must contain at least forty
+    cards"), though letter by letter it is as alike as any rule of 100."""
     if _numbering_kept(a, b, step):
         return
-    taken = set(step.pairs.values())
-    rows = [i for i in range(len(a.keys)) if i not in step.pairs and i not in step.merged_into]
-    cols = [j for j in range(len(b.keys)) if j not in taken and j not in step.split_from]
+    rows, cols = _left_over(a, b, step)
     if len(rows) < 2 or len(cols) < 2:
         return
     ratio = process.cdist([a.keys[i] for i in rows], [b.keys[j] for j in cols], scorer=fuzz.ratio,
                           dtype=np.float32, workers=-1 if len(rows) * len(cols) > 4000 else 1)
-    best_c, best_r = ratio.argmax(axis=1), ratio.argmax(axis=0)
-    top2_r = np.sort(ratio, axis=1)[:, -2]  # each row's second best
-    top2_c = np.sort(ratio, axis=0)[-2, :]
-    for r, c in enumerate(best_c.tolist()):
-        top = ratio[r, c]
+    for r, c in _each_others_best(ratio, lambda top, second: top >= MIN_CLOSEST and top - second >= CLOSEST_MARGIN):
+        if subjects.same(a.keys[rows[r]], b.keys[cols[c]]):
+            _pair(step, rows[r], cols[c], float(ratio[r, c]))
+    rows, cols = _left_over(a, b, step)
+    if len(rows) < 2 or len(cols) < 2:
+        return
+    shared = _rare_words([a.keys[i] for i in rows], [b.keys[j] for j in cols], a.keys + b.keys)
+    votes = _votes(a, b, step)
+    lead = RARE_WORDS_LEAD
+    for r, c in _each_others_best(shared, lambda top, second: top >= MIN_RARE_WORDS and top >= lead * second):
         i, j = rows[r], cols[c]
-        if (best_r[c] == r and top >= MIN_CLOSEST and top - max(top2_r[r], top2_c[c]) >= CLOSEST_MARGIN
-                and subjects.same(a.keys[i], b.keys[j])):
-            _pair(step, i, j, float(top))
+        placed = step.sections.get(a.sections_of[i]) == b.sections_of[j] or b.sections_of[j] in votes[a.sections_of[i]]
+        if placed and subjects.same(a.keys[i], b.keys[j]):
+            _pair(step, i, j, float(similarity([a.keys[i]], [b.keys[j]], 0.0)[1][0, 0]))
+
+
+def _left_over(a: Release, b: Release, step: Step) -> tuple[list[int], list[int]]:
+    """The rules of ``a`` neither paired nor merged, and those of ``b`` neither paired nor split off one."""
+    taken = set(step.pairs.values())
+    return ([i for i in range(len(a.keys)) if i not in step.pairs and i not in step.merged_into],
+            [j for j in range(len(b.keys)) if j not in taken and j not in step.split_from])
+
+
+def _each_others_best(scores: np.ndarray, clear: Callable[[float, float], bool]) -> list[tuple[int, int]]:
+    """The cells of ``scores`` best in their row and their column, where ``clear``
+    holds of that score and the next best in either (both at least 2 long)."""
+    best_c, best_r = scores.argmax(axis=1), scores.argmax(axis=0)
+    second = np.maximum(np.sort(scores, axis=1)[:, -2][:, None], np.sort(scores, axis=0)[-2, :][None, :])
+    return [(r, c) for r, c in enumerate(best_c.tolist())
+            if best_r[c] == r and clear(float(scores[r, c]), float(second[r, c]))]
+
+
+def _rare_words(xs: Sequence[str], ys: Sequence[str], corpus: Sequence[str]) -> np.ndarray:
+    """The cosine of each x and y as bags of words, each word weighted by its
+    rarity in ``corpus`` (tf-idf: log-scaled counts times log(N / rules holding
+    the word)). Hand-written: scikit-learn's TfidfVectorizer is 164 MB with
+    scipy, and a second and more to import, for this one product.
+
+    >>> cos = _rare_words(["forty cards in a sealed deck"], ["a limited deck has forty cards", "a deck"],
+    ...                   ["a deck", "a card", "a deck of cards", "forty cards", "sealed deck", "limited"])
+    >>> bool(cos[0, 0] > cos[0, 1])
+    True
+    """
+    held = Counter(w for text in corpus for w in set(_WORD.findall(text)))
+    index = {w: n for n, w in enumerate(held)}
+    idf = np.log(len(corpus) / np.array(list(held.values()), dtype=np.float64))
+
+    def vectors(texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), len(index)))
+        for r, text in enumerate(texts):
+            for w, n in Counter(_WORD.findall(text)).items():
+                if w in index:
+                    out[r, index[w]] = 1.0 + math.log(n)
+        out *= idf
+        out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+        return out
+
+    cosines: np.ndarray = vectors(xs) @ vectors(ys).T
+    return cosines
 
 
 def _votes(a: Release, b: Release, step: Step) -> dict[str, Counter[str]]:
