@@ -1097,20 +1097,20 @@ def _each_others_closest(a: Release, b: Release, step: Step, subjects: Subjects)
     rule rewritten further still: 2009's sealed-deck rule 100.3 ("for sealed
     deck or draft play, only forty cards are required in a deck ...") is
     100.2b ("in limited play ... each deck must contain at least forty
-    cards"), though letter by letter it is as alike as any rule of 100."""
+    cards"), though letter by letter it is as alike as any rule of 100.
+
+    Last, the one subrule left over under a rule that went on, and the one
+    new subrule left over under where it went: 200.4a (a token's owner and
+    controller), under 200.4 (what a token is, now 110.5), is 110.5a."""
     if _numbering_kept(a, b, step):
         return
     rows, cols = _left_over(a, b, step)
-    if len(rows) < 2 or len(cols) < 2:
-        return
     ratio = process.cdist([a.keys[i] for i in rows], [b.keys[j] for j in cols], scorer=fuzz.ratio,
                           dtype=np.float32, workers=-1 if len(rows) * len(cols) > 4000 else 1)
     for r, c in _each_others_best(ratio, lambda top, second: top >= MIN_CLOSEST and top - second >= CLOSEST_MARGIN):
         if subjects.same(a.keys[rows[r]], b.keys[cols[c]]):
             _pair(step, rows[r], cols[c], float(ratio[r, c]))
     rows, cols = _left_over(a, b, step)
-    if len(rows) < 2 or len(cols) < 2:
-        return
     shared = _rare_words([a.keys[i] for i in rows], [b.keys[j] for j in cols], a.keys + b.keys)
     votes = _votes(a, b, step)
     lead = RARE_WORDS_LEAD
@@ -1119,6 +1119,23 @@ def _each_others_closest(a: Release, b: Release, step: Step, subjects: Subjects)
         placed = step.sections.get(a.sections_of[i]) == b.sections_of[j] or b.sections_of[j] in votes[a.sections_of[i]]
         if placed and subjects.same(a.keys[i], b.keys[j]):
             _pair(step, i, j, float(similarity([a.keys[i]], [b.keys[j]], 0.0)[1][0, 0]))
+    _only_child_left(a, b, step, subjects)
+
+
+def _only_child_left(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
+    """Pair the one subrule of ``a`` left over under a paired rule with the one
+    of ``b`` left over under that rule's partner (see ``_each_others_closest``)."""
+    rows, cols = _left_over(a, b, step)
+    free = set(cols)
+    under: dict[int, list[int]] = defaultdict(list)
+    for i in rows:
+        parent = a.at.get(section_of(a.numbers[i]))
+        if parent is not None and parent != i and parent in step.pairs:
+            under[parent].append(i)
+    for parent, olds in under.items():
+        news = [j for j in _subrules(b, step.pairs[parent]) if j in free]
+        if len(olds) == 1 and len(news) == 1 and subjects.same(a.keys[olds[0]], b.keys[news[0]]):
+            _pair(step, olds[0], news[0], float(similarity([a.keys[olds[0]]], [b.keys[news[0]]], 0.0)[1][0, 0]))
 
 
 def _left_over(a: Release, b: Release, step: Step) -> tuple[list[int], list[int]]:
@@ -1130,7 +1147,9 @@ def _left_over(a: Release, b: Release, step: Step) -> tuple[list[int], list[int]
 
 def _each_others_best(scores: np.ndarray, clear: Callable[[float, float], bool]) -> list[tuple[int, int]]:
     """The cells of ``scores`` best in their row and their column, where ``clear``
-    holds of that score and the next best in either (both at least 2 long)."""
+    holds of that score and the next best in either (none with fewer than 2 of either)."""
+    if min(scores.shape) < 2:
+        return []
     best_c, best_r = scores.argmax(axis=1), scores.argmax(axis=0)
     second = np.maximum(np.sort(scores, axis=1)[:, -2][:, None], np.sort(scores, axis=0)[-2, :][None, :])
     return [(r, c) for r, c in enumerate(best_c.tolist())
