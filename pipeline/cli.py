@@ -17,6 +17,7 @@ import csv
 import errno
 import json
 import os
+import re
 import signal
 import sqlite3
 import sys
@@ -306,9 +307,17 @@ def _one_of(source: str, as_of: str) -> None:
         raise click.UsageError("give --source ID or --as-of YYYY-MM-DD, not both")
 
 
-def _not_blank(number: str | None) -> None:
-    if number is not None and not cited_number(number):  # "", " ", ".", "CR ."
+_NUMBER_SHAPE = re.compile(r"\d+(?:\.\d*[a-z]*)?")  # what cited_number makes of every number the releases write
+
+
+def _not_blank(number: str | None, text_hint: str = "") -> None:
+    if number is None:
+        return
+    if not cited_number(number):  # "", " ", ".", "CR ."
         raise click.UsageError("NUMBER is empty: give a rule or section number (e.g. 702.19a)")
+    if not _NUMBER_SHAPE.fullmatch(cited_number(number)):  # "see rule 502.68a", "702.42a 702.43a"
+        raise click.UsageError(f"NUMBER {number!r} is not one rule or section number (e.g. 702.19a, "
+                               f"\"CR 702.19a\" or 702){text_hint}")
 
 
 @main.command("trace")
@@ -346,7 +355,7 @@ def resolve_command(number: str | None, text_file: Any, out: Path, source: str, 
     status (same, moved, edited, moved+edited, split, merged, removed), the
     release where that happened, and its chain of numbers. With --file, every
     citation in a text; exit 0 when all are current, 3 when some are not."""
-    _not_blank(number)
+    _not_blank(number, ": to resolve every citation in a text, give it with --file (- for standard input)")
     if number and text_file:
         raise click.UsageError("give a NUMBER or --file, not both")
     if not number and not text_file:

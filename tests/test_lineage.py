@@ -1261,6 +1261,17 @@ def test_resolve_and_trace_say_what_is_wrong_with_their_arguments(bundled) -> No
     for command in (["trace", ""], ["trace", " ", "--json"], ["resolve", " ", "--as-of", "2004-10-01"]):
         result = runner.invoke(main, [*command, "--out", out])
         assert result.exit_code == 2 and "NUMBER is empty" in result.output, result.output
+    # A sentence given as NUMBER had its words glued into one ("has no rule seerule502.68aandrule214.9d").
+    result = runner.invoke(main, ["resolve", "see rule 502.68a and rule 214.9d", "--as-of", "2002-12-01",
+                                  "--out", out])
+    assert result.exit_code == 2 and "'see rule 502.68a and rule 214.9d' is not one rule" in result.output
+    assert "--file" in result.output
+    result = runner.invoke(main, ["trace", "702.42a 702.43a", "--out", out])
+    assert result.exit_code == 2 and "is not one rule or section number" in result.output
+    assert "--file" not in result.output
+    for number in ("CR 702.42a", "rule 702. 37a.", "702"):  # as people write them: still numbers
+        result = runner.invoke(main, ["resolve", number, "--as-of", "2010-01-01", "--out", out])
+        assert result.exit_code == 0, result.output
 
 
 @pytest.mark.parametrize("table", ["rule_history.csv", "sources.csv"])
