@@ -30,7 +30,7 @@ from typing import Any
 
 import click
 
-from pipeline import __version__
+from pipeline import __version__, numbers
 from pipeline.clean import word_counts
 from pipeline.database import SearchError, number_query
 from pipeline.database import search as search_db
@@ -307,15 +307,14 @@ def _one_of(source: str, as_of: str) -> None:
         raise click.UsageError("give --source ID or --as-of YYYY-MM-DD, not both")
 
 
-_NUMBER_SHAPE = re.compile(r"\d+(?:\.\d*[a-z]*)?")  # what cited_number makes of every number the releases write
-
-
-def _not_blank(number: str | None, text_hint: str = "") -> None:
+def _checked_number(number: str | None, text_hint: str = "") -> None:
+    """A usage error for a NUMBER that is empty or not one rule or section number."""
     if number is None:
         return
-    if not cited_number(number):  # "", " ", ".", "CR ."
+    cited = cited_number(number)
+    if not cited:  # "", " ", ".", "CR ."
         raise click.UsageError("NUMBER is empty: give a rule or section number (e.g. 702.19a)")
-    if not _NUMBER_SHAPE.fullmatch(cited_number(number)):  # "see rule 502.68a", "702.42a 702.43a"
+    if not re.fullmatch(numbers.CANONICAL, cited):  # "see rule 502.68a", "702.42a 702.43a"
         raise click.UsageError(f"NUMBER {number!r} is not one rule or section number (e.g. 702.19a, "
                                f"\"CR 702.19a\" or 702){text_hint}")
 
@@ -330,7 +329,7 @@ def trace_command(number: str, out: Path, source: str, as_of: str, as_json: bool
     """Print the life of rule NUMBER: each version, its number then, how its
     wording changed (a word diff), and where it ended if it did. NUMBER is a
     current number, or an old one with --source or --as-of, or a section."""
-    _not_blank(number)
+    _checked_number(number)
     _one_of(source, as_of)
     with _reading(out):
         if as_json:
@@ -355,7 +354,7 @@ def resolve_command(number: str | None, text_file: Any, out: Path, source: str, 
     status (same, moved, edited, moved+edited, split, merged, removed), the
     release where that happened, and its chain of numbers. With --file, every
     citation in a text; exit 0 when all are current, 3 when some are not."""
-    _not_blank(number, ": to resolve every citation in a text, give it with --file (- for standard input)")
+    _checked_number(number, ": to resolve every citation in a text, give it with --file (- for standard input)")
     if number and text_file:
         raise click.UsageError("give a NUMBER or --file, not both")
     if not number and not text_file:

@@ -34,13 +34,20 @@ one within the pair:
    another; a rule whose neighbour moved goes with it when that is closer;
    what is left of a section rewritten in place, at a lower similarity, in
    its own section or in those its rules went to; a rule under its own
-   number, unless its subrules went on under another;
+   number, unless its subrules went on under another; a keyword's definition
+   in its definition; a rule whose unique first sentence opens a new rule
+   word for word, in place of one merged in after that opening;
 4. splits (a new rule whose wording lies inside an old one that continued
    elsewhere: ``split_from``), merges (an old rule whose wording lies inside a
    new one that continues another lineage, near it or, every word of it,
    farther off in that section: ``merged_into``), each between
    rules about the same keywords and never from or into a rule that went on
-   word for word, and the rest removed or added.
+   word for word;
+5. in a renumbered release only (July 2009), what is left: a rule and a new
+   rule each other's closest by a clear margin, letter by letter, or by the
+   rarer words they share in the section its own became, and the one subrule
+   left over under a paired rule with the one left under its partner; the
+   rest removed or added.
 
 Undated or partial sources (FAQ and web pages, truncated copies) never end a
 lineage: each is attached to the release whose numbers and wording it shares
@@ -128,12 +135,12 @@ MIN_SAME_NUMBER = 40.0
 MIN_WORDS_SAME_NUMBER = 0.15
 # In a renumbered release, a rule and a new one left over that are each other's
 # closest letter by letter, at least this alike and by this much more than any other
-# rule left over on either side, are one rule rewritten (``_each_others_closest``).
+# rule left over on either side, are one rule rewritten (``_closest_letters``).
 MIN_CLOSEST = 55.0
 CLOSEST_MARGIN = 5.0
-# ... or by the rarer words they share (``_rare_words``, a cosine), at least this
+# ... or by the rarer words they share (``_rare_word_cosines``), at least this
 # and this many times the next, in the section its own became.
-MIN_RARE_WORDS = 0.30
+MIN_RARE_WORDS_COSINE = 0.30
 RARE_WORDS_LEAD = 1.5
 _WORD = re.compile(r"[a-z][a-z'-]+")
 # Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
@@ -292,7 +299,10 @@ def align_pair(a: Release, b: Release) -> Step:
     _keyword_defined(a, b, step)
     _opening_goes_on(a, b, step)
     _splits_and_merges(a, b, step, subjects)
-    _each_others_closest(a, b, step, subjects)
+    if not _numbering_kept(a, b, step):  # July 2009: numbers and sections say little of where a rule went
+        _closest_letters(a, b, step, subjects, alike)
+        _closest_rare_words(a, b, step, subjects)
+        _only_child_left(a, b, step, subjects)
     _vote_sections(a, b, step, last=True)
     return step
 
@@ -884,7 +894,7 @@ def _kept_heads(a: Release, b: Release, step: Step) -> None:
         old, new = a.keys[i], b.keys[j]
         head = _first_sentence(old)
         if len(head) >= MIN_CONTAINED_CHARS and head in new:
-            return float(similarity([old], [new], 0.0)[1][0, 0])
+            return _likeness(old, new)
         return 0.0
 
     _pair_kept_numbers(a, b, step, score)
@@ -1027,20 +1037,22 @@ def _moved_with_its_block(a: Release, b: Release, step: Step) -> None:
                 there = fuzz.ratio(a.keys[i], b.keys[k])
                 if there >= MIN_FAR and there > here:
                     taken.discard(j)
-                    _pair(step, i, k, float(similarity([a.keys[i]], [b.keys[k]], 0.0)[1][0, 0]))
+                    _pair(step, i, k, _likeness(a.keys[i], b.keys[k]))
                     taken.add(k)
                     break
 
 
 def _opening_goes_on(a: Release, b: Release, step: Step) -> None:
     """A rule left over whose first sentence (``MIN_OPENING_WORDS`` words or
-    more, unique in both releases) opens a new rule word for word goes on
-    there, in place of the rule paired with it, if that one neither kept its
-    number nor opened so (it was merged in after the opening): 2003's 214.9d
-    ("the basic land types are plains, island, swamp, mountain, and forest.
-    ...") is 212.6d, which opens so and took in 214.9e's mana-ability sentence,
-    closer to it word for word. A rule that kept its number keeps it (2016's
-    transform 701.25a took in 701.25b's opening: ``_kept_heads``)."""
+    more, unique in both releases) opens a new rule word for word takes that
+    rule from the rule paired with it, if that one neither kept its number nor
+    opened so (it was merged in after the opening; it is left over for
+    ``_splits_and_merges``): 2003's 214.9d ("the basic land types are plains,
+    island, swamp, mountain, and forest. ...") is 212.6d, which opens so and
+    took in 214.9e's mana-ability sentence, closer to it word for word. A rule
+    that kept its number keeps it (2016's transform 701.25a took in 701.25b's
+    opening: ``_kept_heads``). A new rule still free by now is left to the
+    passes after (none such on raw/)."""
     back = {j: i for i, j in step.pairs.items()}
     opens = {_first_sentence(key): j for j, key in enumerate(b.keys)}
     for i, key in enumerate(a.keys):
@@ -1052,34 +1064,42 @@ def _opening_goes_on(a: Release, b: Release, step: Step) -> None:
         other = back.get(j)
         if other is not None and a.numbers[other] != b.numbers[j] and _first_sentence(a.keys[other]) != head:
             del step.pairs[other], step.scores[other]
-            _pair(step, i, j, float(similarity([key], [b.keys[j]], 0.0)[1][0, 0]))
+            _pair(step, i, j, _likeness(key, b.keys[j]))
             back[j] = i
 
 
 def _keyword_defined(a: Release, b: Release, step: Step) -> None:
-    """A keyword's definition goes on in its definition, however rewritten: in
-    a keyword section paired with its own, the one rule left over that opens
-    "<keyword> is" and the one new rule left over that opens so are one rule
-    (July 2009's lifelink 502.68a, "lifelink is a triggered ability", is 702.13a,
-    "lifelink is a static ability", alike letter by letter as any two rules are)."""
+    """A keyword's definition goes on in its definition, however rewritten: the
+    one rule left over that opens "<keyword> is" in the keyword sections paired
+    with a section, and the one new rule left over that opens so in it, are one
+    rule (July 2009's lifelink 502.68a, "lifelink is a triggered ability", is
+    702.13a, "lifelink is a static ability", alike letter by letter as any two
+    rules are). Two old sections paired with one (bands with other went into
+    banding) have two definitions for one: neither is paired."""
     rows, cols = _left_over(a, b, step)
-    defining: dict[str, list[int]] = defaultdict(list)
-    for j in cols:
-        sec = b.sections_of[j]
-        if sec.startswith(KEYWORD_SECTIONS) and b.keys[j].startswith(b.sections.get(sec, "\x00") + " is "):
-            defining[sec].append(j)
-    old: dict[str, list[int]] = defaultdict(list)
-    for i in rows:
-        sec = a.sections_of[i]
-        if sec.startswith(KEYWORD_SECTIONS) and a.keys[i].startswith(a.sections.get(sec, "\x00") + " is "):
-            old[sec].append(i)
-    for sec, found in old.items():
-        new = defining.get(step.sections.get(sec, ""), [])
-        if len(found) == 1 and len(new) == 1:
-            _pair(step, found[0], new[0], float(similarity([a.keys[found[0]]], [b.keys[new[0]]], 0.0)[1][0, 0]))
+    defining = _definitions(b, cols)
+    defined: dict[str, list[int]] = defaultdict(list)
+    for sec, found in _definitions(a, rows).items():
+        if sec in step.sections:
+            defined[step.sections[sec]] += found
+    for sec, found in defined.items():
+        there = defining.get(sec, [])
+        if len(found) == 1 and len(there) == 1:
+            _pair(step, found[0], there[0], _likeness(a.keys[found[0]], b.keys[there[0]]))
 
 
-def _each_others_closest(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
+def _definitions(rel: Release, indexes: Iterable[int]) -> dict[str, list[int]]:
+    """The rules among ``indexes`` that say what their keyword is ("lifelink is ..."), by section."""
+    out: dict[str, list[int]] = defaultdict(list)
+    for k in indexes:
+        sec = rel.sections_of[k]
+        name = rel.sections.get(sec, "") if sec.startswith(KEYWORD_SECTIONS) else ""
+        if name and rel.keys[k].startswith(name + " is "):
+            out[sec].append(k)
+    return out
+
+
+def _closest_letters(a: Release, b: Release, step: Step, subjects: Subjects, alike: _Alike) -> None:
     """In a renumbered release (July 2009), where neither numbers nor sections
     say where a rule went, a rule left over and a new rule left over that are
     each other's closest wording, letter by letter, by a clear margin over every
@@ -1089,42 +1109,41 @@ def _each_others_closest(a: Release, b: Release, step: Step, subjects: Subjects)
     ..."), 214.2 (a nontoken permanent's card types are those printed on its
     card) 110.3 (its characteristics are). Where numbering was kept, a rule
     left over by then was removed and a new one added (2015's commander
-    colour-identity mana rule 903.9 is not the new generic-mana rule 106.10).
-
-    Then, by the words they share, each weighted by how few rules of the two
-    releases hold it: a pair each other's closest so, well ahead of the next,
-    in the section its own became (or where its section's rules went), is one
-    rule rewritten further still: 2009's sealed-deck rule 100.3 ("for sealed
-    deck or draft play, only forty cards are required in a deck ...") is
-    100.2b ("in limited play ... each deck must contain at least forty
-    cards"), though letter by letter it is as alike as any rule of 100.
-
-    Last, the one subrule left over under a rule that went on, and the one
-    new subrule left over under where it went: 200.4a (a token's owner and
-    controller), under 200.4 (what a token is, now 110.5), is 110.5a."""
-    if _numbering_kept(a, b, step):
-        return
+    colour-identity mana rule 903.9 is not the new generic-mana rule 106.10)."""
     rows, cols = _left_over(a, b, step)
-    ratio = process.cdist([a.keys[i] for i in rows], [b.keys[j] for j in cols], scorer=fuzz.ratio,
-                          dtype=np.float32, workers=-1 if len(rows) * len(cols) > 4000 else 1)
+    ratio = alike(rows, cols)[0]
     for r, c in _each_others_best(ratio, lambda top, second: top >= MIN_CLOSEST and top - second >= CLOSEST_MARGIN):
-        if subjects.same(a.keys[rows[r]], b.keys[cols[c]]):
-            _pair(step, rows[r], cols[c], float(ratio[r, c]))
+        i, j = rows[r], cols[c]
+        if subjects.same(a.keys[i], b.keys[j]):
+            _pair(step, i, j, _likeness(a.keys[i], b.keys[j]))
+
+
+def _closest_rare_words(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
+    """Then (July 2009), by the words they share, each weighted by how few rules
+    of the two releases hold it: a pair each other's closest so, well ahead of
+    the next, in the section its own became (or where its section's rules
+    went), is one rule rewritten further still: 2009's sealed-deck rule 100.3
+    ("for sealed deck or draft play, only forty cards are required in a deck
+    ...") is 100.2b ("in limited play ... each deck must contain at least forty
+    cards"), though letter by letter it is as alike as any rule of 100."""
     rows, cols = _left_over(a, b, step)
-    shared = _rare_words([a.keys[i] for i in rows], [b.keys[j] for j in cols], a.keys + b.keys)
+    cosines = _rare_word_cosines([a.keys[i] for i in rows], [b.keys[j] for j in cols], a.keys + b.keys)
     votes = _votes(a, b, step)
-    lead = RARE_WORDS_LEAD
-    for r, c in _each_others_best(shared, lambda top, second: top >= MIN_RARE_WORDS and top >= lead * second):
+    for r, c in _each_others_best(
+            cosines, lambda top, second: top >= MIN_RARE_WORDS_COSINE and top >= RARE_WORDS_LEAD * second):
         i, j = rows[r], cols[c]
         placed = step.sections.get(a.sections_of[i]) == b.sections_of[j] or b.sections_of[j] in votes[a.sections_of[i]]
         if placed and subjects.same(a.keys[i], b.keys[j]):
-            _pair(step, i, j, float(similarity([a.keys[i]], [b.keys[j]], 0.0)[1][0, 0]))
-    _only_child_left(a, b, step, subjects)
+            _pair(step, i, j, _likeness(a.keys[i], b.keys[j]))
 
 
 def _only_child_left(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
-    """Pair the one subrule of ``a`` left over under a paired rule with the one
-    of ``b`` left over under that rule's partner (see ``_each_others_closest``)."""
+    """Last (July 2009), the one subrule left over under a rule that went on,
+    and the one new subrule left over under where it went, are one rule:
+    200.4a (a token's owner and controller), under 200.4 (what a token is, now
+    110.5), is 110.5a. No wording is asked of them (only the same keywords), so
+    where numbering was kept it would pair a removed rule with an added one
+    (704.5j of 2017)."""
     rows, cols = _left_over(a, b, step)
     free = set(cols)
     under: dict[int, list[int]] = defaultdict(list)
@@ -1135,7 +1154,12 @@ def _only_child_left(a: Release, b: Release, step: Step, subjects: Subjects) -> 
     for parent, olds in under.items():
         news = [j for j in _subrules(b, step.pairs[parent]) if j in free]
         if len(olds) == 1 and len(news) == 1 and subjects.same(a.keys[olds[0]], b.keys[news[0]]):
-            _pair(step, olds[0], news[0], float(similarity([a.keys[olds[0]]], [b.keys[news[0]]], 0.0)[1][0, 0]))
+            _pair(step, olds[0], news[0], _likeness(a.keys[olds[0]], b.keys[news[0]]))
+
+
+def _likeness(x: str, y: str) -> float:
+    """``similarity`` of one pair, with no cutoff: the score a pair made on other evidence is kept with."""
+    return float(similarity([x], [y], 0.0)[1][0, 0])
 
 
 def _left_over(a: Release, b: Release, step: Step) -> tuple[list[int], list[int]]:
@@ -1147,7 +1171,8 @@ def _left_over(a: Release, b: Release, step: Step) -> tuple[list[int], list[int]
 
 def _each_others_best(scores: np.ndarray, clear: Callable[[float, float], bool]) -> list[tuple[int, int]]:
     """The cells of ``scores`` best in their row and their column, where ``clear``
-    holds of that score and the next best in either (none with fewer than 2 of either)."""
+    holds of that score and the next best in either (none with fewer than 2 of
+    either: with one rule on a side, nothing says how far ahead it is)."""
     if min(scores.shape) < 2:
         return []
     best_c, best_r = scores.argmax(axis=1), scores.argmax(axis=0)
@@ -1156,14 +1181,14 @@ def _each_others_best(scores: np.ndarray, clear: Callable[[float, float], bool])
             if best_r[c] == r and clear(float(scores[r, c]), float(second[r, c]))]
 
 
-def _rare_words(xs: Sequence[str], ys: Sequence[str], corpus: Sequence[str]) -> np.ndarray:
+def _rare_word_cosines(xs: Sequence[str], ys: Sequence[str], corpus: Sequence[str]) -> np.ndarray:
     """The cosine of each x and y as bags of words, each word weighted by its
     rarity in ``corpus`` (tf-idf: log-scaled counts times log(N / rules holding
     the word)). Hand-written: scikit-learn's TfidfVectorizer is 164 MB with
     scipy, and a second and more to import, for this one product.
 
-    >>> cos = _rare_words(["forty cards in a sealed deck"], ["a limited deck has forty cards", "a deck"],
-    ...                   ["a deck", "a card", "a deck of cards", "forty cards", "sealed deck", "limited"])
+    >>> cos = _rare_word_cosines(["forty cards in a sealed deck"], ["a limited deck has forty cards", "a deck"],
+    ...                          ["a deck", "a card", "a deck of cards", "forty cards", "sealed deck", "limited"])
     >>> bool(cos[0, 0] > cos[0, 1])
     True
     """

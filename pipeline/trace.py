@@ -84,10 +84,11 @@ def cited_number(text: str) -> str:
 
     Rules are lettered in lower case; a capital is taken as the letter it is.
 
-    >>> cited_number("CR 502.32a"), cited_number("rule 702. 37a."), cited_number("702.42A")
-    ('502.32a', '702.37a', '702.42a')
+    >>> cited_number("CR 502.32a"), cited_number("rule 702. 37a."), cited_number("702.42A"), cited_number("702.19a,")
+    ('502.32a', '702.37a', '702.42a', '702.19a')
     """
-    words = text.strip().split(None, 1)
+    text = text.strip().rstrip(",;:")  # "702.19a," as it stood in a sentence
+    words = text.split(None, 1)
     if len(words) == 2 and words[0].casefold().rstrip(".") in ("cr", "rule", "rules", "section"):
         text = words[1]
     number = normalise_number(text.strip())

@@ -558,6 +558,34 @@ def test_a_keywords_definition_goes_on_in_its_definition() -> None:
     assert lineage.align_pair(old, new).pairs.get(0) == 0
 
 
+def test_two_definitions_for_one_keyword_section_are_neither_paired() -> None:
+    """Two old keyword sections paired with one new one (bands with other went
+    into banding) each have a definition left over: the new definition was
+    paired with both (one new rule, two lineages). Now with neither."""
+    def release(sid: str, sections: list[tuple[str, str, list[tuple[str, str]]]]) -> lineage.Release:
+        elements, line = [], 1
+        for number, title, rules in sections:
+            head = line
+            elements.append(Element(sid, line, line, "section", f"{number}. {title}", body=title,
+                                    number_as_written=number, text=title))
+            for n, text in rules:
+                line += 1
+                elements.append(Element(sid, line, line, "rule", f"{n} {text}", body=text, number_as_written=n,
+                                        parent_line=head, text=text))
+            line += 1
+        return lineage.Release.build(sid, elements)
+
+    old = release("old", [("502.10", "Banding", [("502.10a", "Banding is an ability of old creatures, quirky.")]),
+                          ("502.11", "Bands with other", [("502.11a", "Bands with other is a variant of banding.")])])
+    new = release("new", [("702.21", "Banding", [("702.21a", "Banding is a static ability that modifies combat.")])])
+    step = lineage.Step(sections={"502.10": "702.21", "502.11": "702.21"})
+    lineage._keyword_defined(old, new, step)
+    assert step.pairs == {}
+    step = lineage.Step(sections={"502.10": "702.21"})
+    lineage._keyword_defined(old, new, step)
+    assert step.pairs == {0: 0}
+
+
 def test_a_rule_goes_on_in_the_rule_it_opens_word_for_word() -> None:
     """2003-07-01: 214.9d ("The basic land types are ...") and 214.9e (their
     mana abilities) became one rule, 212.6d, which opens with 214.9d's first
