@@ -35,6 +35,7 @@ from pipeline.clean import word_counts
 from pipeline.database import SearchError, number_query
 from pipeline.database import search as search_db
 from pipeline.dataset import DatasetError, verify
+from pipeline.decode import DecodeError, decode
 from pipeline.diff import date_shaped, diff
 from pipeline.diff import describe as describe_diff
 from pipeline.job import Shrinking, run_job
@@ -48,6 +49,7 @@ from pipeline.trace import (
     checked_date,
     cited_number,
     describe_resolved,
+    missing,
     resolve,
     resolve_text,
     trace,
@@ -152,7 +154,7 @@ def _reading(out: Path) -> Iterator[None]:
 def _published(path: Path) -> None:
     """Raise the one-line error for an output that is not there."""
     if not path.exists():
-        raise click.ClickException(f"{path} not found: run `python -m pipeline ingest` first")
+        raise click.ClickException(missing(path))
     if not path.is_file():
         raise click.ClickException(f"{path} is not a file: run `python -m pipeline ingest --full` to rebuild it")
 
@@ -342,8 +344,9 @@ def trace_command(number: str, out: Path, source: str, as_of: str, as_json: bool
 
 @main.command("resolve")
 @click.argument("number", required=False)
-@click.option("--file", "text_file", type=click.File(encoding="utf-8", errors="replace"),
-              help="Resolve every rule citation in this text (- for standard input).")
+@click.option("--file", "text_file", type=click.File("rb"),
+              help="Resolve every rule citation in this text (- for standard input; any encoding a release "
+                   "comes in).")
 @_OUT
 @_SOURCE
 @_AS_OF
@@ -367,7 +370,9 @@ def resolve_command(number: str | None, text_file: Any, out: Path, source: str, 
             found = resolve(out, number, source, as_of)
             click.echo(json.dumps(found, ensure_ascii=False, indent=1) if as_json else describe_resolved(found))
             return
-        results = resolve_text(out, text_file.read(), source, as_of)
+        results = resolve_text(out, _text_of(text_file), source, as_of)
+    if not results:
+        click.echo(f"no rule citations found in {text_file.name}", err=True)
     if as_json:
         click.echo(json.dumps(results, ensure_ascii=False, indent=1))
     else:
@@ -375,6 +380,14 @@ def resolve_command(number: str | None, text_file: Any, out: Path, source: str, 
             click.echo(f"line {found['line']}: " + describe_resolved(found))
     if any(r["status"] != "same" for r in results):
         sys.exit(EXIT_QUARANTINED)
+
+
+def _text_of(file: Any) -> str:
+    """A text given with --file, read as a release is (UTF-8, UTF-16, a code page, ...)."""
+    try:
+        return decode(file.read()).text
+    except (OSError, DecodeError) as exc:
+        raise click.ClickException(f"{file.name}: cannot be read as text ({exc})") from None
 
 
 @main.command("diff")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
@@ -84,15 +85,24 @@ def cited_number(text: str) -> str:
 
     Rules are lettered in lower case; a capital is taken as the letter it is.
 
-    >>> cited_number("CR 502.32a"), cited_number("rule 702. 37a."), cited_number("702.42A"), cited_number("702.19a,")
-    ('502.32a', '702.37a', '702.42a', '702.19a')
+    >>> cited_number("CR 502.32a"), cited_number("rule 702. 37a."), cited_number("702.42A")
+    ('502.32a', '702.37a', '702.42a')
+    >>> cited_number("702.19a,"), cited_number("(CR 702.19a)"), cited_number("７０２.１９a")
+    ('702.19a', '702.19a', '702.19a')
     """
-    text = text.strip().rstrip(",;:")  # "702.19a," as it stood in a sentence
+    # As it stood in a sentence ("702.19a,", "(702.19a)"), in full-width digits ("７０２.１９a").
+    text = unicodedata.normalize("NFKC", text).strip().rstrip(",;:").strip("()[]")
     words = text.split(None, 1)
     if len(words) == 2 and words[0].casefold().rstrip(".") in ("cr", "rule", "rules", "section"):
         text = words[1]
     number = normalise_number(text.strip())
     return number.lower() if _LETTERED.fullmatch(number) else number
+
+
+def missing(path: Path) -> str:
+    """What to say of a published table that is not there (run from another folder, say)."""
+    return (f"{path} not found: run `python -m pipeline ingest` first, or give the dataset's folder with --out "
+            f"(looked in {path.parent.resolve()})")
 
 
 def _read(out: Path, name: str) -> list[dict[str, str]]:
@@ -101,7 +111,7 @@ def _read(out: Path, name: str) -> list[dict[str, str]]:
         with path.open(encoding="utf-8", newline="") as fh:
             return list(csv.DictReader(fh))
     except FileNotFoundError:
-        raise TraceError(f"{path} not found: run `python -m pipeline ingest` first") from None
+        raise TraceError(missing(path)) from None
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise TraceError(f"{path} cannot be read ({exc}): run `python -m pipeline ingest` again") from None
 
@@ -221,11 +231,14 @@ def trace(out: Path, number: str, source: str = "", as_of: str = "") -> Iterator
 
 def _is_section(data: Dataset, number: str, source: str, as_of: str) -> bool:
     n = cited_number(number)
-    if n[-1:].isalpha() or any(r["canonical_number"] == n for r in data.lineages.values()):
+    if n[-1:].isalpha():
         return False
     where = data.release_on(as_of) if as_of else source or (data.releases[-1] if data.releases else "")
-    if (where, n) in data.sections:
+    # A section of the release it is read in, though a rule has its number now (502.2, First Strike until 2009).
+    if (where, n) in data.sections and (where, n) not in data.numbers:
         return True
+    if any(r["canonical_number"] == n for r in data.lineages.values()):
+        return False
     if not source and not as_of and not any(n == written for _, written in data.numbers):
         older = [sid for sid in data.releases if (sid, n) in data.sections]
         if older:
@@ -342,7 +355,7 @@ def resolve(out: Path, number: str, source: str = "", as_of: str = "") -> dict[s
     ``merged`` or ``removed``; ``changed_in`` is the release where that happened
     (for ``moved``/``edited``, the last release that changed it); ``moved_in``
     and ``edited_in`` list the releases that renumbered and that reworded it
-    since the cited version (when the status says it was).
+    since the cited version (when the status says it was, or it was split).
     """
     data = Dataset.load(out)
     if _is_section(data, number, source, as_of):
@@ -393,7 +406,8 @@ def _resolved(data: Dataset, lid: str, number: str, source: str) -> dict[str, An
     return {
         "cited": number, "source_id": source, "lineage_id": lid, "current": line["canonical_number"] or None,
         "status": status, "changed_in": changed_in or None,
-        "moved_in": moved_in if "moved" in status else [], "edited_in": edited_in if "edited" in status else [],
+        "moved_in": moved_in if "moved" in status or status == "split" else [],
+        "edited_in": edited_in if "edited" in status or status == "split" else [],
         "merged_into": data.lineages.get(line["merged_into"], {}).get("canonical_number") or None,
         "chain": chain,
     }
@@ -409,10 +423,11 @@ def describe_resolved(found: dict[str, Any]) -> str:
     kinds = [f"{kind} in {', '.join(found[f'{kind}_in'])}" for kind in ("edited", "moved") if found.get(f"{kind}_in")]
     if kinds and kinds[0].startswith(found["status"] + " in "):
         head += kinds[0].removeprefix(found["status"])  # "moved in A, B"
-    elif kinds:
-        head += " (" + "; ".join(kinds) + ")"  # "moved+edited (edited in A; moved in A, B)"
-    elif found["changed_in"]:
-        head += f" in {found['changed_in']}"
+    else:
+        if found["changed_in"] and (not kinds or found["status"] == "split"):
+            head += f" in {found['changed_in']}"  # "split in C (edited in A; moved in A, B)"
+        if kinds:
+            head += " (" + "; ".join(kinds) + ")"  # "moved+edited (edited in A; moved in A, B)"
     if found["merged_into"]:
         head += f" (into {found['merged_into']})"
     numbers = " > ".join(f"{c['number']} ({c['effective_date']})" for c in found["chain"])
@@ -426,6 +441,8 @@ def resolve_text(out: Path, text: str, source: str = "", as_of: str = "") -> lis
 
     data = Dataset.load(out)
     where = data.release_on(as_of) if as_of else source
+    if where and where not in data.sources:
+        raise TraceError(f"no source {where!r} in the published dataset")
     results = []
     for lineno, line in enumerate(text.splitlines(), 1):
         for number in citations(line):

@@ -1302,6 +1302,37 @@ def test_resolve_and_trace_say_what_is_wrong_with_their_arguments(bundled) -> No
         assert result.exit_code == 0, result.output
 
 
+def test_resolve_what_a_trial_user_found(bundled, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A trial user's findings (2026-12-03), each as it reads now."""
+    out = str(bundled[1])
+    runner = CliRunner()
+    # 502.2 was First Strike's section until 2009; a rule has the number now. It had said
+    # "cr-2005-02-01 has no rule or section 502.2 (a section of cr-1999-04-23 to cr-2009-02-01 ...)".
+    result = runner.invoke(main, ["resolve", "502.2", "--as-of", "2005-06-01", "--out", out])
+    assert result.exit_code == 0 and result.output.startswith("502.2 (cr-2005-02-01) -> 702.7: moved"), result.output
+    # A rule that was split since still says where it moved and was reworded (the lists were empty).
+    result = runner.invoke(main, ["resolve", "502.68a", "--as-of", "2009-03-01", "--json", "--out", out])
+    found = json.loads(result.output)
+    assert found["status"] == "split" and found["current"] == "702.15a"
+    assert "cr-2009-07-11" in found["moved_in"] and "cr-2009-07-11" in found["edited_in"]
+    # Citations as they stand in a sentence.
+    for number in ("(702.19a)", "702.19a,", "702.19a:"):
+        result = runner.invoke(main, ["resolve", number, "--as-of", "2010-01-01", "--out", out])
+        assert result.exit_code == 0 and result.output.startswith("702.19a (cr-2009-09-04) -> 702.22a"), number
+    # --file: a misspelled source is one error (exit 1), not one per citation with exit 3.
+    text = tmp_path / "article.txt"
+    text.write_text("Entwine (502.32a) and 502.32b.\n", encoding="utf-16")  # read as a release is: UTF-16 too
+    result = runner.invoke(main, ["resolve", "--file", str(text), "--source", "cr-2005-2-01", "--out", out])
+    assert result.exit_code == 1 and result.output.count("no source 'cr-2005-2-01'") == 1, result.output
+    result = runner.invoke(main, ["resolve", "--file", str(text), "--as-of", "2005-01-01", "--out", out])
+    assert result.exit_code == 3 and "line 1: 502.32a (cr-2004-10-01) -> 702.42a" in result.output, result.output
+    # A text with no citation says so (it had printed nothing).
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    result = runner.invoke(main, ["resolve", "--file", str(empty), "--as-of", "2005-01-01", "--out", out])
+    assert result.exit_code == 0 and "no rule citations found in" in result.output
+
+
 @pytest.mark.parametrize("table", ["rule_history.csv", "sources.csv"])
 def test_trace_resolve_diff_refuse_a_table_changed_since_it_was_published(  # type: ignore[no-untyped-def]
         bundled, tmp_path: Path, table: str) -> None:
