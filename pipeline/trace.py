@@ -180,6 +180,10 @@ class Dataset:
                 if elsewhere:  # a section number of other releases (702.42 in 2004)
                     raise TraceError(f"{source} has no rule or section {number} (a section of {elsewhere[0]} to "
                                      f"{elsewhere[-1]}: give a date or source in those years)")
+                having = [sid for sid in self.releases if (sid, number) in self.numbers]
+                if having:  # cited before it was written, or after it ended (502.32a in July 2003)
+                    raise TraceError(f"{source} has no rule {number} (releases {having[0]} to {having[-1]} have "
+                                     "one: give a date or source in those years)")
                 raise TraceError(f"{source} has no rule {number}")
             return lid
         current = [lid for lid, r in self.lineages.items() if r["canonical_number"] == number]

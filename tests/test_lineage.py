@@ -1326,6 +1326,10 @@ def test_resolve_what_a_trial_user_found(bundled, tmp_path: Path) -> None:  # ty
     assert result.exit_code == 1 and result.output.count("no source 'cr-2005-2-01'") == 1, result.output
     result = runner.invoke(main, ["resolve", "--file", str(text), "--as-of", "2005-01-01", "--out", out])
     assert result.exit_code == 3 and "line 1: 502.32a (cr-2004-10-01) -> 702.42a" in result.output, result.output
+    # A rule cited before it was written says which releases have it (it said only "has no rule 502.32a").
+    result = runner.invoke(main, ["resolve", "502.32a", "--as-of", "2003-09-30", "--out", out])
+    assert result.exit_code == 1 and "cr-2003-07-01 has no rule 502.32a (releases cr-2003-10-01 to " \
+                                     "cr-2009-02-01 have one" in result.output, result.output
     # A text with no citation says so (it had printed nothing).
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
