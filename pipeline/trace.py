@@ -162,6 +162,12 @@ class Dataset:
             raise TraceError(f"no release in effect on {as_of} ({first})")
         return before[-1]
 
+    def known(self, source: str) -> str:
+        """``source``, if the dataset has it (an empty one: none asked for)."""
+        if source and source not in self.sources:
+            raise TraceError(f"no source {source!r} in the published dataset")
+        return source
+
     def find(self, number: str, source: str = "", as_of: str = "") -> str:
         """The lineage of a rule number: as ``source`` wrote it, as the release in
         effect on ``as_of`` numbered it, or else a current number (or an old one
@@ -171,9 +177,7 @@ class Dataset:
             raise TraceError("no rule number given")
         if as_of:
             source = self.release_on(as_of)
-        if source:
-            if source not in self.sources:
-                raise TraceError(f"no source {source!r} in the published dataset")
+        if self.known(source):
             lid = self.numbers.get((source, number))
             if not lid:
                 elsewhere = [sid for sid in self.releases if (sid, number) in self.sections]
@@ -444,9 +448,7 @@ def resolve_text(out: Path, text: str, source: str = "", as_of: str = "") -> lis
     from pipeline.xrefs import citations
 
     data = Dataset.load(out)
-    where = data.release_on(as_of) if as_of else source
-    if where and where not in data.sources:
-        raise TraceError(f"no source {where!r} in the published dataset")
+    where = data.release_on(as_of) if as_of else data.known(source)
     results = []
     for lineno, line in enumerate(text.splitlines(), 1):
         for number in citations(line):
