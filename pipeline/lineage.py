@@ -145,6 +145,9 @@ RARE_WORDS_LEAD = 1.5
 _WORD = re.compile(r"[a-z][a-z'-]+")
 # Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
 # keyword actions of 701.x, whose names "cast", "play", "exile" are the words the 2009 rewording changed).
+# A rule taken into a longer one after its opening, in other words (2022's 705.1 in 705.2: 86).
+MIN_TAKEN_IN = 80.0
+
 KEYWORD_SECTIONS = ("502.", "702.")
 
 
@@ -298,6 +301,7 @@ def align_pair(a: Release, b: Release) -> Step:
     _moved_with_its_block(a, b, step)
     _keyword_defined(a, b, step)
     _opening_goes_on(a, b, step)
+    _kept_number_opens(a, b, step)
     _splits_and_merges(a, b, step, subjects)
     if not _numbering_kept(a, b, step):  # July 2009: numbers and sections say little of where a rule went
         _closest_letters(a, b, step, subjects, alike)
@@ -1066,6 +1070,38 @@ def _opening_goes_on(a: Release, b: Release, step: Step) -> None:
             del step.pairs[other], step.scores[other]
             _pair(step, i, j, _likeness(key, b.keys[j]))
             back[j] = i
+
+
+def _kept_number_opens(a: Release, b: Release, step: Step) -> None:
+    """A rule left over whose number a new rule kept goes on there when that
+    rule opens with what it said, in other words, and only then holds the rule
+    paired with it (which had another number: it was merged in after the
+    opening, and is left over for ``_splits_and_merges``). 2022's coin-flip
+    705.2 ("... cares only whether the coin comes up heads or tails ... no
+    player wins or loses this kind of flip") is 705.2, which opens "some
+    effects ... care only about whether the coin comes up heads or tails. no
+    player wins or loses a coin flip for this kind of effect" and then takes in
+    705.1's call. The opening is what stands before the partner's text
+    (``fuzz.partial_ratio_alignment``, at least ``MIN_TAKEN_IN``): a new rule
+    that only took the number of the rule it replaced opens with its partner's
+    text (2019's proliferate 701.26b, two-headed giant's poison rule)."""
+    back = {j: i for i, j in step.pairs.items()}
+    for k, key in enumerate(a.keys):
+        j = b.at.get(a.numbers[k])
+        if k in step.pairs or k in step.merged_into or j is None or j not in back:
+            continue
+        i = back[j]
+        if a.numbers[i] == b.numbers[j]:
+            continue
+        if len(a.keys[i]) > len(b.keys[j]):
+            continue
+        found = fuzz.partial_ratio_alignment(a.keys[i], b.keys[j], score_cutoff=MIN_TAKEN_IN)
+        if found is None or found.dest_start < MIN_CONTAINED_CHARS:
+            continue
+        if fuzz.token_set_ratio(key, b.keys[j][:found.dest_start]) >= MIN_ABSORBED:
+            del step.pairs[i], step.scores[i]
+            _pair(step, k, j, _likeness(key, b.keys[j]))
+            back[j] = k
 
 
 def _keyword_defined(a: Release, b: Release, step: Step) -> None:
