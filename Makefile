@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: ingest site test lint bench bench-large lineage-report vocabulary clean browser
+.PHONY: ingest site test lint bench bench-large lineage-report lineage-stability vocabulary clean browser
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,11 @@ bench-large: $(STAMP)
 # Score the published lineages (out/) against the hand-traced answer key.
 lineage-report: $(STAMP)
 	$(PY) -m pipeline.lineage_report out
+
+# Follow the rules again with every other release left out (two runs of the job,
+# in a temporary folder): the rules whose current number then differs, to read.
+lineage-stability: $(STAMP)
+	$(PY) -m pipeline.stability raw out
 
 vocabulary: $(STAMP)
 	$(PY) -m pipeline vocabulary raw > pipeline/data/vocabulary.txt.tmp \

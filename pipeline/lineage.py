@@ -911,7 +911,12 @@ def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
     as an unchanged rule): 2007's 104.1 kept "the Magic game uses only ..." and
     gave its fractions sentence to the new 104.1a; 2026-01's 500.5 ("as a step
     or phase ends ... effects expire") gave its combat and turn sentences to
-    the new 500.5a and 500.5b. A new subrule is one that continues no old rule
+    the new 500.5a and 500.5b. Or if the rule under its number now only
+    announces the pieces (it ends with a colon): 2006's 402.8 (abilities
+    function only in play "unless the ability is a characteristic-setting
+    ability ...; an ability of an instant or sorcery; ...") opened a list,
+    402.8a-g, whose first piece has more of its opening words than the
+    header does. A new subrule is one that continues no old rule
     yet, whatever its number: 2010-02's 113.6 (changing targets) cut its
     legal-target sentences into 113.6a, a number the old release had used for
     the modal rule, now 113.7."""
@@ -924,7 +929,8 @@ def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
         cut = [p for p in pieces if fuzz.token_set_ratio(old, p) >= MIN_CONTAINED]
         head = _first_sentence(old)
         # The old rule's opening must stay in the rule under its number, not go with a piece.
-        if not cut or fuzz.token_set_ratio(head, b.keys[j]) <= max(fuzz.token_set_ratio(head, p) for p in cut):
+        if not cut or (fuzz.token_set_ratio(head, b.keys[j]) <= max(fuzz.token_set_ratio(head, p) for p in cut)
+                       and not b.keys[j].endswith(":")):
             return 0.0
         return float(similarity([old], [b.keys[j]], MIN_SAME_SECTION)[1][0, 0])
 

@@ -672,6 +672,33 @@ def test_each_others_best_pairs_one_to_one_only_clear_winners(rows: list[list[in
         assert scores[r, c] > max(others)
 
 
+def test_a_rule_cut_into_a_list_goes_on_in_the_header_that_announces_it() -> None:
+    """2006-05-01: 402.8 (where abilities function, and the exceptions in one
+    sentence) became the header 402.8, "the exceptions are as follows:", and
+    the list 402.8a-g. Its last sentence stands word for word in 402.8g and its
+    first has more words in 402.8a than in the header; the rule goes on in the header."""
+    old = _section_release("old", "402", "Abilities", [
+        ("402.7", "An activated or triggered ability of a permanent is a separate object from its source."),
+        ("402.8", "Abilities function only while the permanent with the ability is in play unless the ability is "
+                  "a characteristic-setting ability that sets type, subtype, supertype, or color; an ability of an "
+                  "instant or sorcery; an additional cost; an alternative cost; or a play restriction. Abilities "
+                  "can also function in other zones if they state otherwise or if the ability can only trigger or "
+                  "be played in a zone other than the in-play zone. An ability whose cost or effect specifies that "
+                  "it moves the object it's on out of a particular zone functions only in that zone.")])
+    new = _section_release("new", "402", "Abilities", [
+        ("402.7", "An activated or triggered ability of a permanent is a separate object from its source."),
+        ("402.8", "Abilities of an instant or sorcery usually function only while the object is on the stack. "
+                  "Abilities of all other objects usually function only while that object is in play. The "
+                  "exceptions are as follows:"),
+        ("402.8a", "A characteristic-setting ability that sets type, subtype, supertype, or color functions in "
+                   "all zones."),
+        ("402.8b", "An ability that states which zones it functions in functions only from those zones."),
+        ("402.8g", "An ability whose cost or effect specifies that it moves the object it's on out of a "
+                   "particular zone functions only in that zone.")])
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 0, 1: 1} and step.split_from.get(4) == 1
+
+
 def test_a_split_rule_goes_on_in_the_piece_that_kept_its_first_sentence() -> None:
     """2008-02-01: the illustration credit rule 209.1 became the general 210.1
     (closer in words: it took "no effect on game play") and 210.1a, which kept
