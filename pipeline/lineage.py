@@ -302,6 +302,7 @@ def align_pair(a: Release, b: Release) -> Step:
     _keyword_defined(a, b, step)
     _opening_goes_on(a, b, step)
     _kept_number_opens(a, b, step)
+    _cut_into_a_list(a, b, step)
     _splits_and_merges(a, b, step, subjects)
     if not _numbering_kept(a, b, step):  # July 2009: numbers and sections say little of where a rule went
         _closest_letters(a, b, step, subjects, alike)
@@ -1108,6 +1109,33 @@ def _kept_number_opens(a: Release, b: Release, step: Step) -> None:
             del step.pairs[i], step.scores[i]
             _pair(step, k, j, _likeness(key, b.keys[j]))
             back[j] = k
+
+
+def _cut_into_a_list(a: Release, b: Release, step: Step) -> None:
+    """A rule cut into new subrules (two or more, each holding words of it)
+    goes on in the new rule they are lettered under, not in the piece it was
+    paired with, when that rule is still free, keeps more of its opening than
+    any piece does and is about the same (``MIN_SAME_SECTION``). July 2009's
+    planeswalker rule 212.9f (one rule: their abilities, when one may be
+    activated, the loyalty cost, a negative cost) is 306.7 (when one may be
+    activated), over 306.7a and b; it had gone on in its last sentence, 306.7b.
+    ``_split_into_subrules`` does this where numbers were kept."""
+    back = {j: i for i, j in step.pairs.items()}
+    for i, piece in list(step.pairs.items()):
+        head = b.at.get(section_of(b.numbers[piece]))
+        if head is None or head in back or _subrules(a, i):
+            continue
+        cut = [k for k in _subrules(b, head) if back.get(k, i) == i
+               and fuzz.token_set_ratio(a.keys[i], b.keys[k]) >= MIN_CONTAINED]
+        opening = _first_sentence(a.keys[i])
+        if (len(cut) < 2 or piece not in cut
+                or _words_kept(opening, b.keys[head]) <= max(_words_kept(opening, b.keys[k]) for k in cut)):
+            continue
+        score = float(similarity([a.keys[i]], [b.keys[head]], MIN_SAME_SECTION)[1][0, 0])
+        if score:
+            del back[piece]
+            _pair(step, i, head, score)
+            back[head] = i
 
 
 def _keyword_defined(a: Release, b: Release, step: Step) -> None:

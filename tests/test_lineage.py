@@ -699,6 +699,32 @@ def test_a_rule_cut_into_a_list_goes_on_in_the_header_that_announces_it() -> Non
     assert step.pairs == {0: 0, 1: 1} and step.split_from.get(4) == 1
 
 
+def test_a_rule_cut_into_subrules_goes_on_in_the_rule_over_them_that_keeps_its_opening() -> None:
+    """July 2009: the planeswalker rule 212.9f became 306.7 (when a loyalty
+    ability may be activated) over 306.7a (its cost) and 306.7b (a negative
+    cost), each holding words of it; it goes on in 306.7, not in the last piece."""
+    old = _section_release("old", "212.9", "Planeswalkers", [
+        ("212.9e", "Planeswalker subtypes are always a single word and are listed after a long dash."),
+        ("212.9f", "Each planeswalker has a number of activated abilities. A player may play an activated ability "
+                   "of a planeswalker only during a main phase of his or her turn, when he or she has priority and "
+                   "the stack is empty, and only if none of its activated abilities have been played that turn. The "
+                   "cost to play an activated ability of a planeswalker is to put on or remove from that "
+                   "planeswalker a certain number of loyalty counters, as shown by the loyalty symbol in the "
+                   "ability's cost. An ability with a negative loyalty cost can't be played unless the planeswalker "
+                   "has at least that many loyalty counters on it.")])
+    new = _section_release("new", "306", "Planeswalkers", [
+        ("306.6", "Planeswalker subtypes are always a single word and are listed after a long dash."),
+        ("306.7", "A player may activate an ability of a planeswalker any time he or she has priority and the "
+                  "stack is empty during a main phase of his or her turn, but only if none of its activated "
+                  "abilities have been activated that turn."),
+        ("306.7a", "The cost to activate an ability of a planeswalker is to put on or remove from that planeswalker "
+                   "a certain number of loyalty counters, as shown by the loyalty symbol in the ability's cost."),
+        ("306.7b", "An ability with a negative loyalty cost can't be activated unless the planeswalker has at "
+                   "least that many loyalty counters on it.")])
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 0, 1: 1}
+
+
 def test_a_split_rule_goes_on_in_the_piece_that_kept_its_first_sentence() -> None:
     """2008-02-01: the illustration credit rule 209.1 became the general 210.1
     (closer in words: it took "no effect on game play") and 210.1a, which kept
