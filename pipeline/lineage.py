@@ -63,7 +63,7 @@ import math
 import pickle
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
@@ -423,7 +423,8 @@ def _identical(a: Release, b: Release, step: Step) -> None:
     for key, left in where_a.items():
         right = where_b[key]
         if len(left) == 1 and len(right) == 1:
-            _pair(step, left[0], right[0], 100.0)
+            home = _restated_at_home(a, b, step, left[0], right[0], where_a)
+            _pair(step, left[0], right[0] if home is None else home, 100.0)
             continue
         free, rest = list(right), list(left)
         for alike in _IDENTICAL_ORDER:
@@ -433,6 +434,21 @@ def _identical(a: Release, b: Release, step: Step) -> None:
                     rest.remove(i)
                     free.remove(found)
                     _pair(step, i, found, 100.0)
+
+
+def _restated_at_home(a: Release, b: Release, step: Step, i: int, j: int, worded: Container[str]) -> int | None:
+    """The one rule of the section rule ``i``'s own became that opens with
+    ``i``'s words and goes on with more, when ``j``, worded as ``i`` is, stands
+    elsewhere: ``j`` is then a copy, and the rule goes on at home. July 2009's
+    card types list 205.2a is 204.2a in the type line rules ("... See section
+    3"), not the new 300.1 that opens section 3 with the same words. Not a
+    rule ``worded`` as one of ``a`` is (that one is its own rule's)."""
+    home = step.sections.get(a.sections_of[i])
+    if home is None or home == b.sections_of[j]:
+        return None
+    found = [k for k in range(len(b.keys))
+             if b.sections_of[k] == home and k != j and b.keys[k].startswith(a.keys[i])]
+    return found[0] if len(found) == 1 and b.keys[found[0]] not in worded else None
 
 
 # The order in which repeated identical wordings pair: (a, b, i, j) -> whether to pair now.

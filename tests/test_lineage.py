@@ -725,6 +725,29 @@ def test_a_rule_cut_into_subrules_goes_on_in_the_rule_over_them_that_keeps_its_o
     assert step.pairs == {0: 0, 1: 1}
 
 
+def test_an_identical_copy_in_a_new_section_does_not_take_a_rule_restated_at_home() -> None:
+    """July 2009: the card types list 205.2a went on in the type line rules as
+    204.2a (its words and "See section 3"); the new section 3 opens with 300.1,
+    worded as 205.2a was, a copy."""
+    types = "The card types are artifact, creature, enchantment, instant, land, planeswalker, sorcery, and tribal."
+    old = lineage.Release.build("old", [
+        Element("old", 1, 1, "section", "205.2. Type Line", body="Type Line", number_as_written="205.2",
+                text="Type Line"),
+        Element("old", 2, 2, "rule", f"205.2a {types}", body=types, number_as_written="205.2a", parent_line=1,
+                text=types)])
+    home = f'{types} See section 3, "Card Types."'
+    new = lineage.Release.build("new", [
+        Element("new", 1, 1, "section", "204.2. Type Line", body="Type Line", number_as_written="204.2",
+                text="Type Line"),
+        Element("new", 2, 2, "rule", f"204.2a {home}", body=home, number_as_written="204.2a", parent_line=1,
+                text=home),
+        Element("new", 3, 3, "section", "300. General", body="General", number_as_written="300", text="General"),
+        Element("new", 4, 4, "rule", f"300.1. {types}", body=types, number_as_written="300.1", parent_line=3,
+                text=types)])
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 0}
+
+
 def test_a_split_rule_goes_on_in_the_piece_that_kept_its_first_sentence() -> None:
     """2008-02-01: the illustration credit rule 209.1 became the general 210.1
     (closer in words: it took "no effect on game play") and 210.1a, which kept
