@@ -143,11 +143,10 @@ CLOSEST_MARGIN = 5.0
 MIN_RARE_WORDS_COSINE = 0.30
 RARE_WORDS_LEAD = 1.5
 _WORD = re.compile(r"[a-z][a-z'-]+")
-# Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
-# keyword actions of 701.x, whose names "cast", "play", "exile" are the words the 2009 rewording changed).
 # A rule taken into a longer one after its opening, in other words (2022's 705.1 in 705.2: 86).
 MIN_TAKEN_IN = 80.0
-
+# Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
+# keyword actions of 701.x, whose names "cast", "play", "exile" are the words the 2009 rewording changed).
 KEYWORD_SECTIONS = ("502.", "702.")
 
 
@@ -947,11 +946,18 @@ def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
         head = _first_sentence(old)
         # The old rule's opening must stay in the rule under its number, not go with a piece.
         if not cut or (fuzz.token_set_ratio(head, b.keys[j]) <= max(fuzz.token_set_ratio(head, p) for p in cut)
-                       and not b.keys[j].endswith(":")):
+                       and not _announces(b.keys[j], old, cut)):
             return 0.0
         return float(similarity([old], [b.keys[j]], MIN_SAME_SECTION)[1][0, 0])
 
     _pair_kept_numbers(a, b, step, score)
+
+
+def _announces(header: str, old: str, pieces: Sequence[str]) -> bool:
+    """Whether ``header`` (ending with a colon) announces a list that ``old`` was
+    cut into: no piece is ``old`` on its own (a rule that went whole into the
+    one item under a new "as follows:" goes on there)."""
+    return header.endswith(":") and all(fuzz.ratio(old, p) < MIN_FAR for p in pieces)
 
 
 def _same_head(x: str, y: str) -> bool:
@@ -1105,21 +1111,26 @@ def _kept_number_opens(a: Release, b: Release, step: Step) -> None:
     effects ... care only about whether the coin comes up heads or tails. no
     player wins or loses a coin flip for this kind of effect" and then takes in
     705.1's call. The opening is what stands before the partner's text
-    (``fuzz.partial_ratio_alignment``, at least ``MIN_TAKEN_IN``): a new rule
-    that only took the number of the rule it replaced opens with its partner's
-    text (2019's proliferate 701.26b, two-headed giant's poison rule)."""
+    (``fuzz.partial_ratio_alignment``, at least ``MIN_TAKEN_IN``), and must be
+    half as long as the rule left over or more: a new rule that only took the
+    number of the rule it replaced opens with its partner's text (2019's
+    proliferate 701.26b, two-headed giant's poison rule), or with a few words
+    put before it ("in a two-headed giant game, ..."), which any rule about
+    the same thing has. Numbers must have been kept (not July 2009), and the
+    rule must stand in the section its own became."""
+    if not _numbering_kept(a, b, step):
+        return
     back = {j: i for i, j in step.pairs.items()}
     for k, key in enumerate(a.keys):
         j = b.at.get(a.numbers[k])
-        if k in step.pairs or k in step.merged_into or j is None or j not in back:
+        if (k in step.pairs or k in step.merged_into or j is None or j not in back
+                or step.sections.get(a.sections_of[k]) != b.sections_of[j]):
             continue
         i = back[j]
-        if a.numbers[i] == b.numbers[j]:
-            continue
-        if len(a.keys[i]) > len(b.keys[j]):
+        if a.numbers[i] == b.numbers[j] or len(a.keys[i]) > len(b.keys[j]):
             continue
         found = fuzz.partial_ratio_alignment(a.keys[i], b.keys[j], score_cutoff=MIN_TAKEN_IN)
-        if found is None or found.dest_start < MIN_CONTAINED_CHARS:
+        if found is None or 2 * found.dest_start < len(key):
             continue
         if fuzz.token_set_ratio(key, b.keys[j][:found.dest_start]) >= MIN_ABSORBED:
             del step.pairs[i], step.scores[i]

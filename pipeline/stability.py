@@ -10,18 +10,21 @@ steps of a thinned chain are harder, so it is more often the thinned one).
 
 Each thinned run is a whole run of the job (``run_job``) on links to the raw
 files of its releases, in a temporary folder that is removed afterwards; the
-published dataset and raw/ are only read.
+published dataset and raw/ are only read. A dataset that raw/ as it is now (and
+this code) did not make is refused (``run.json``'s fingerprint): the rules
+would differ for the edits' sake. A source's id depends on the other files'
+names, so the thinned runs' ids are read back as the full run's by path.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
+import json
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import click
 
 from pipeline.trace import Dataset, TraceError, _read
 
@@ -55,10 +58,13 @@ def halves(releases: Sequence[str]) -> tuple[list[str], list[str]]:
     return odd, even
 
 
-def current_numbers(out: Path, releases: Sequence[str]) -> Numbers:
-    """Each rule of each release (as numbered there): its lineage and current number."""
-    keep = set(releases)
-    return {(r["source_id"], r["number_as_written"]): (r["lineage_id"], r["canonical_number"])
+def current_numbers(out: Path, releases: Sequence[str], ids: Mapping[str, str] | None = None) -> Numbers:
+    """Each rule of each release (as numbered there): its lineage and current
+    number. ``ids`` renames the releases' source ids (a thinned run's to the
+    full run's: a source's id depends on the other files' names)."""
+    ids = ids or {sid: sid for sid in releases}
+    keep = {sid for sid in ids if ids[sid] in set(releases)}
+    return {(ids[r["source_id"]], r["number_as_written"]): (r["lineage_id"], r["canonical_number"])
             for r in _read(out, "renumber_map")
             if r["source_id"] in keep and r["number_as_written"] and not r["title"] and r["method"] != "xref"}
 
@@ -84,44 +90,61 @@ def divergences(full: Numbers, thinned: Numbers, order: Sequence[str]) -> list[D
     return [Divergence(ks[0][0], ks[0][1], full[ks[0]][1], thinned[ks[0]][1], len(ks)) for ks in groups.values()]
 
 
-def _link_or_copy(src: Path, dest: Path) -> None:
-    try:
-        os.link(src, dest)
-    except OSError:  # another file system, or links not allowed
-        shutil.copy2(src, dest)
-
-
-def thinned_run(raw: Path, data: Dataset, releases: Sequence[str], work: Path) -> Path:
-    """Run the job on ``releases`` alone (links to their raw files) in ``work``; its output folder."""
+def thinned_run(raw: Path, data: Dataset, releases: Sequence[str], work: Path) -> tuple[Path, dict[str, str]]:
+    """Run the job on ``releases`` alone (links to their raw files) in ``work``:
+    its output folder, and its source ids mapped to the full run's (by path)."""
+    from pipeline.bench import link_tree
     from pipeline.job import run_job
     from pipeline.run import Settings
 
     folder = work / "raw"
-    folder.mkdir(parents=True)
-    for sid in releases:
-        path = raw / data.sources[sid]["path"]
-        dest = folder / data.sources[sid]["path"]
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        _link_or_copy(path, dest)
+    link_tree([raw / data.sources[sid]["path"] for sid in releases], raw, folder)
     out = work / "out"
     run_job(folder, out, Settings(), cache_dir=work / "cache")
-    return out
+    by_path = {data.sources[sid]["path"]: sid for sid in releases}
+    return out, {r["source_id"]: by_path[r["path"]] for r in _read(out, "sources") if r["path"] in by_path}
 
 
-def report(raw: Path, out: Path) -> str:
-    data = Dataset.load(out)
-    if len(data.releases) < 3:
-        n = len(data.releases)
-        raise TraceError(f"{out} has {n} official release{'' if n == 1 else 's'}: thinning needs three or more")
+def _made_with(out: Path) -> str:
+    """The fingerprint of the run that published ``out`` (its inputs and code)."""
+    try:
+        made = json.loads((out / "run.json").read_text(encoding="utf-8")).get("fingerprint")
+    except (OSError, ValueError, AttributeError):
+        made = None
+    if not isinstance(made, str):
+        raise TraceError(f"{out} holds no published dataset (no readable run.json): run `make ingest` first, "
+                         "and give the raw folder first, the dataset's second")
+    return made
+
+
+def _check_made_from(raw: Path, out: Path, data: Dataset, made: str) -> None:
+    """Refuse a dataset that ``raw`` (as it is now, with this code) did not make:
+    its divergences would be the edits', not the thinning's."""
+    from pipeline.job import fingerprint
+    from pipeline.run import Settings
+
     missing = [sid for sid in data.releases if not (raw / data.sources[sid]["path"]).is_file()]
     if missing:
         raise TraceError(f"{raw} lacks the raw files of {len(missing)} of {out}'s releases "
                          f"({', '.join(missing[:3])}): is it the folder {out} was made from?")
+    if made != fingerprint(raw, Settings()):
+        raise TraceError(f"{out} was not made from {raw} as it is now with this code (a file or the pipeline "
+                         f"changed since): run `make ingest` first")
+
+
+def report(raw: Path, out: Path) -> str:
+    made = _made_with(out)
+    data = Dataset.load(out)
+    if len(data.releases) < 3:
+        n = len(data.releases)
+        raise TraceError(f"{out} has {n} official release{'' if n == 1 else 's'}: thinning needs three or more")
+    _check_made_from(raw, out, data, made)
     full = current_numbers(out, data.releases)
     lines = []
     for name, half in zip(("odd", "even"), halves(data.releases), strict=True):
         with tempfile.TemporaryDirectory(prefix=f"thinned-{name}-") as tmp:
-            thin = current_numbers(thinned_run(raw, data, half, Path(tmp)), half)
+            thin_out, ids = thinned_run(raw, data, half, Path(tmp))
+            thin = current_numbers(thin_out, half, ids)
         found = divergences(full, thin, data.releases)
         common = sum(1 for k in thin if k in full)
         differ = sum(d.rows for d in found)
@@ -132,14 +155,18 @@ def report(raw: Path, out: Path) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    raw = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("raw")
-    out = Path(sys.argv[2]) if len(sys.argv) > 2 else Path("out")
+@click.command()
+@click.argument("raw", type=click.Path(path_type=Path), default=Path("raw"))
+@click.argument("out", type=click.Path(path_type=Path), default=Path("out"))
+def main(raw: Path, out: Path) -> None:
+    """Follow the rules of the dataset in OUT (default out) again with every other
+    release of RAW (default raw, the folder OUT was made from) left out, and list
+    the rules whose current number then differs."""
     try:
         text = report(raw, out)
     except TraceError as exc:
-        sys.exit(str(exc))
-    sys.stdout.write(text + "\n")
+        raise click.ClickException(str(exc)) from None
+    click.echo(text)
 
 
 if __name__ == "__main__":

@@ -643,18 +643,31 @@ _COIN_FLIP = ("An effect that instructs a player to flip a coin may care whether
                   "counter. The player who proliferates chooses which player that is. See rule 810, "
                   "\u201cTwo-Headed Giant Variant.\u201d")],
      {1: 0}, {}),
-], ids=["coin-flip-2022", "proliferate-2019"])
+    # A few words put before a rule ("in a two-headed giant game, ") are no opening that says
+    # what the removed rule under that number said, however many of its words they are.
+    ([("810.9", "In a Two-Headed Giant game, each player has his or her own library, graveyard, and "
+                "sideboard, and the players on a team can't share cards."),
+      ("810.10", "Each team has a shared poison counter total. If an effect causes a player to get poison "
+                 "counters, that player's team gets those poison counters. A team with fifteen or more poison "
+                 "counters loses the game.")],
+     [("810.9", "In a Two-Headed Giant game, each team has a shared poison counter total. If an effect causes a "
+                "player to get poison counters, that player's team gets those poison counters. A team with "
+                "fifteen or more poison counters loses the game.")],
+     {1: 0}, {}),
+], ids=["coin-flip-2022", "proliferate-2019", "two-headed-giant"])
 def test_a_rule_goes_on_where_its_number_opens_with_it_in_other_words(
         old_rules: list[tuple[str, str]], new_rules: list[tuple[str, str]],
         pairs: dict[int, int], merged: dict[int, int]) -> None:
     """A rule left over whose number a new rule kept goes on there when that
     rule opens with what it said (in other words) and then takes in the rule
-    paired with it; not when the new rule opens with its partner's text."""
-    section = old_rules[0][0].split(".")[0] + "."
-    old = _section_release("old", section.rstrip("."), "Flipping a Coin", old_rules)
-    new = _section_release("new", section.rstrip("."), "Flipping a Coin", new_rules)
+    paired with it; not when the new rule opens with its partner's text. (A
+    rule that keeps its number and words in both: numbers were kept.)"""
+    section = old_rules[0][0].split(".")[0]
+    kept = (f"{section}.20", "This rule keeps its number and its words from one release to the next.")
+    old = _section_release("old", section, "Flipping a Coin", [*old_rules, kept])
+    new = _section_release("new", section, "Flipping a Coin", [*new_rules, kept])
     step = lineage.align_pair(old, new)
-    assert (step.pairs, step.merged_into) == (pairs, merged)
+    assert (step.pairs, step.merged_into) == ({**pairs, len(old_rules): len(new_rules)}, merged)
 
 
 @given(st.lists(st.lists(st.integers(0, 5), min_size=2, max_size=5), min_size=2, max_size=5)
@@ -697,6 +710,22 @@ def test_a_rule_cut_into_a_list_goes_on_in_the_header_that_announces_it() -> Non
                    "particular zone functions only in that zone.")])
     step = lineage.align_pair(old, new)
     assert step.pairs == {0: 0, 1: 1} and step.split_from.get(4) == 1
+
+
+def test_a_rule_gone_whole_into_the_one_item_under_a_new_header_goes_on_there() -> None:
+    """The colon is no list when the old rule went whole into one item under it:
+    the rule goes on in that item, and the header is new."""
+    old = _section_release("old", "103", "Starting the Game", [
+        ("103.3", "Each player begins the game with a starting life total of 20."),
+        ("103.4", "Each player draws a number of cards equal to his or her starting hand size, which is "
+                  "normally seven.")])
+    new = _section_release("new", "103", "Starting the Game", [
+        ("103.3", "Each player begins the game with a starting life total of 20."),
+        ("103.4", "Each player draws a number of cards as follows:"),
+        ("103.4a", "Each player draws a number of cards equal to his or her starting hand size, which is "
+                   "normally seven cards.")])
+    step = lineage.align_pair(old, new)
+    assert step.pairs == {0: 0, 1: 2}
 
 
 def test_a_rule_cut_into_subrules_goes_on_in_the_rule_over_them_that_keeps_its_opening() -> None:
