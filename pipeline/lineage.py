@@ -1117,14 +1117,19 @@ def _kept_number_opens(a: Release, b: Release, step: Step) -> None:
     proliferate 701.26b, two-headed giant's poison rule), or with a few words
     put before it ("in a two-headed giant game, ..."), which any rule about
     the same thing has. Numbers must have been kept (not July 2009), and the
-    rule must stand in the section its own became."""
+    rule must stand in the section its own became. A rule merged into a new
+    rule is asked the same, whatever its number: 2007-05's evasion rule 500.3a
+    opens with 501.1's definition in other words and ends with 501.2's
+    "evasion abilities are cumulative", which had taken it by their shared
+    example: 501.1 goes on there, 501.2 is merged in."""
     if not _numbering_kept(a, b, step):
         return
     back = {j: i for i, j in step.pairs.items()}
     for k, key in enumerate(a.keys):
-        j = b.at.get(a.numbers[k])
-        if (k in step.pairs or k in step.merged_into or j is None or j not in back
-                or step.sections.get(a.sections_of[k]) != b.sections_of[j]):
+        # A rule merged into the new rule: the same question, whatever its number (2007-05's 500.3a).
+        j = step.merged_into[k] if k in step.merged_into else b.at.get(a.numbers[k])
+        if (k in step.pairs or j is None or j not in back
+                or (k not in step.merged_into and step.sections.get(a.sections_of[k]) != b.sections_of[j])):
             continue
         i = back[j]
         if a.numbers[i] == b.numbers[j] or len(a.keys[i]) > len(b.keys[j]):
@@ -1134,6 +1139,7 @@ def _kept_number_opens(a: Release, b: Release, step: Step) -> None:
             continue
         if fuzz.token_set_ratio(key, b.keys[j][:found.dest_start]) >= MIN_ABSORBED:
             del step.pairs[i], step.scores[i]
+            step.merged_into.pop(k, None)
             _pair(step, k, j, _likeness(key, b.keys[j]))
             back[j] = k
 

@@ -674,6 +674,32 @@ def test_a_rule_goes_on_where_its_number_opens_with_it_in_other_words(
     assert (step.pairs, step.merged_into) == ({**pairs, len(old_rules): len(new_rules)}, merged)
 
 
+def test_of_two_rules_gone_into_one_the_one_that_opens_it_goes_on() -> None:
+    """2007-05-01: 501.1 (what evasion abilities are) and 501.2 ("evasion abilities
+    are cumulative", with an example) became 500.3a, which opens with 501.1's
+    definition in other words and ends with 501.2's sentence; 501.2 had taken
+    it by their shared example and 501.1 was merged in. 501.1 goes on there."""
+    blocks = ("As part of declaring blockers, the defending player checks each creature he or she controls to "
+              "see whether it must block, can't block, or has some other blocking restriction or requirement.")
+    old = lineage.Release.build("old", _release([
+        blocks,
+        "Evasion abilities restrict what can block an attacking creature. These are static abilities that modify "
+        "the declare blockers step of the combat phase.",
+        "Evasion abilities are cumulative."], ["500.3", "501.1", "501.2"]))
+    new = lineage.Release.build("new", _release([
+        blocks,
+        "An evasion ability is an ability an attacking creature has that restricts what can block it. Evasion "
+        "abilities are static abilities that modify the declare blockers step of the combat phase. If a creature "
+        "gains or loses an evasion ability after a legal block has been declared, it doesn't affect that block. "
+        "Evasion abilities are cumulative."], ["500.3", "500.3a"]))
+    step = lineage.Step(pairs={0: 0, 2: 1}, scores={0: 100.0, 2: 70.0}, merged_into={1: 1})
+    step.sections = {"500": "500", "501": "500"}
+    lineage._kept_number_opens(old, new, step)
+    assert (step.pairs, step.merged_into) == ({0: 0, 1: 1}, {})  # 501.2 is left over ...
+    lineage._splits_and_merges(old, new, step, lineage.Subjects.of(old, new))
+    assert step.merged_into == {2: 1}  # ... and merged in by the pass after
+
+
 @given(st.lists(st.lists(st.integers(0, 5), min_size=2, max_size=5), min_size=2, max_size=5)
        .filter(lambda rows: len({len(r) for r in rows}) == 1))
 def test_each_others_best_pairs_one_to_one_only_clear_winners(rows: list[list[int]]) -> None:
