@@ -698,7 +698,7 @@ def _cited_as(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
         if i < 0 or j < 0 or i in step.pairs or i in step.merged_into or j in taken \
                 or new == old or section_of(new) == old:
             continue
-        score = float(similarity([a.keys[i]], [b.keys[j]], MIN_NEAR)[1][0, 0])
+        score = _likeness(a.keys[i], b.keys[j], MIN_NEAR)
         if score and subjects.same(a.keys[i], b.keys[j]):
             _pair(step, i, j, score)
             taken.add(j)
@@ -876,7 +876,7 @@ def _same_examples(a: Release, b: Release, step: Step, subjects: Subjects) -> No
         (i,), (j,) = olds, news
         if i in step.pairs or j in taken or not subjects.same(a.keys[i], b.keys[j]):
             continue
-        alike = float(similarity([a.keys[i]], [b.keys[j]], MIN_SAME_NUMBER)[1][0, 0])
+        alike = _likeness(a.keys[i], b.keys[j], MIN_SAME_NUMBER)
         if alike:
             _pair(step, i, j, alike)
             taken.add(j)
@@ -948,7 +948,7 @@ def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
         if not cut or (fuzz.token_set_ratio(head, b.keys[j]) <= max(fuzz.token_set_ratio(head, p) for p in cut)
                        and not _announces(b.keys[j], old, cut)):
             return 0.0
-        return float(similarity([old], [b.keys[j]], MIN_SAME_SECTION)[1][0, 0])
+        return _likeness(old, b.keys[j], MIN_SAME_SECTION)
 
     _pair_kept_numbers(a, b, step, score)
 
@@ -1164,7 +1164,7 @@ def _cut_into_a_list(a: Release, b: Release, step: Step) -> None:
         if (len(cut) < 2 or piece not in cut
                 or _words_kept(opening, b.keys[head]) <= max(_words_kept(opening, b.keys[k]) for k in cut)):
             continue
-        score = float(similarity([a.keys[i]], [b.keys[head]], MIN_SAME_SECTION)[1][0, 0])
+        score = _likeness(a.keys[i], b.keys[head], MIN_SAME_SECTION)
         if score:
             del back[piece]
             _pair(step, i, head, score)
@@ -1260,9 +1260,10 @@ def _only_child_left(a: Release, b: Release, step: Step, subjects: Subjects) -> 
             _pair(step, olds[0], news[0], _likeness(a.keys[olds[0]], b.keys[news[0]]))
 
 
-def _likeness(x: str, y: str) -> float:
-    """``similarity`` of one pair, with no cutoff: the score a pair made on other evidence is kept with."""
-    return float(similarity([x], [y], 0.0)[1][0, 0])
+def _likeness(x: str, y: str, cutoff: float = 0.0) -> float:
+    """``similarity`` of one pair (0 below ``cutoff``); with none, the score a
+    pair made on other evidence is kept with."""
+    return float(similarity([x], [y], cutoff)[1][0, 0])
 
 
 def _left_over(a: Release, b: Release, step: Step) -> tuple[list[int], list[int]]:

@@ -29,7 +29,7 @@ from pipeline.align import folded
 from pipeline.canonical import title_key
 from pipeline.lineage import KEYWORD_SECTIONS, Subjects
 from pipeline.run import source_id
-from pipeline.trace import Dataset, TraceError, _read
+from pipeline.trace import Dataset, TraceError, _read, is_rule_row
 
 KEY = Path(__file__).resolve().parent.parent / "tests" / "data" / "lineage_key.csv"
 # Single steps (one release to the next), judged by readers shown two candidates blind.
@@ -252,7 +252,7 @@ def per_source(out: Path, data: Dataset) -> list[str]:
     unmapped: Counter[str] = Counter()
     numbered: Counter[str] = Counter()
     for r in _read(out, "renumber_map"):
-        if r["title"] or r["method"] == "xref" or r["source_id"] in data.releases:
+        if not is_rule_row(r) or r["source_id"] in data.releases:
             continue
         numbered[r["source_id"]] += 1
         unmapped[r["source_id"]] += r["method"] == "unmapped"

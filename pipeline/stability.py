@@ -18,7 +18,6 @@ names, so the thinned runs' ids are read back as the full run's by path.
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -26,7 +25,10 @@ from pathlib import Path
 
 import click
 
-from pipeline.trace import Dataset, TraceError, _read
+from pipeline.bench import link_tree
+from pipeline.job import _previous_report, fingerprint, run_job
+from pipeline.run import Settings
+from pipeline.trace import Dataset, TraceError, _read, is_rule_row
 
 # A (source, number as written) pair of a release -> its lineage and current number ("" when it ended).
 Numbers = dict[tuple[str, str], tuple[str, str]]
@@ -63,10 +65,11 @@ def current_numbers(out: Path, releases: Sequence[str], ids: Mapping[str, str] |
     number. ``ids`` renames the releases' source ids (a thinned run's to the
     full run's: a source's id depends on the other files' names)."""
     ids = ids or {sid: sid for sid in releases}
-    keep = {sid for sid in ids if ids[sid] in set(releases)}
+    wanted = set(releases)
+    keep = {sid for sid, full in ids.items() if full in wanted}
     return {(ids[r["source_id"]], r["number_as_written"]): (r["lineage_id"], r["canonical_number"])
             for r in _read(out, "renumber_map")
-            if r["source_id"] in keep and r["number_as_written"] and not r["title"] and r["method"] != "xref"}
+            if r["source_id"] in keep and r["number_as_written"] and is_rule_row(r)}
 
 
 def divergences(full: Numbers, thinned: Numbers, order: Sequence[str]) -> list[Divergence]:
@@ -93,10 +96,6 @@ def divergences(full: Numbers, thinned: Numbers, order: Sequence[str]) -> list[D
 def thinned_run(raw: Path, data: Dataset, releases: Sequence[str], work: Path) -> tuple[Path, dict[str, str]]:
     """Run the job on ``releases`` alone (links to their raw files) in ``work``:
     its output folder, and its source ids mapped to the full run's (by path)."""
-    from pipeline.bench import link_tree
-    from pipeline.job import run_job
-    from pipeline.run import Settings
-
     folder = work / "raw"
     link_tree([raw / data.sources[sid]["path"] for sid in releases], raw, folder)
     out = work / "out"
@@ -107,10 +106,8 @@ def thinned_run(raw: Path, data: Dataset, releases: Sequence[str], work: Path) -
 
 def _made_with(out: Path) -> str:
     """The fingerprint of the run that published ``out`` (its inputs and code)."""
-    try:
-        made = json.loads((out / "run.json").read_text(encoding="utf-8")).get("fingerprint")
-    except (OSError, ValueError, AttributeError):
-        made = None
+    report = _previous_report(out)
+    made = report.get("fingerprint") if isinstance(report, dict) else None
     if not isinstance(made, str):
         raise TraceError(f"{out} holds no published dataset (no readable run.json): run `make ingest` first, "
                          "and give the raw folder first, the dataset's second")
@@ -120,9 +117,6 @@ def _made_with(out: Path) -> str:
 def _check_made_from(raw: Path, out: Path, data: Dataset, made: str) -> None:
     """Refuse a dataset that ``raw`` (as it is now, with this code) did not make:
     its divergences would be the edits', not the thinning's."""
-    from pipeline.job import fingerprint
-    from pipeline.run import Settings
-
     missing = [sid for sid in data.releases if not (raw / data.sources[sid]["path"]).is_file()]
     if missing:
         raise TraceError(f"{raw} lacks the raw files of {len(missing)} of {out}'s releases "

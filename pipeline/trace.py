@@ -105,6 +105,12 @@ def missing(path: Path) -> str:
             f"(looked in {path.parent.resolve()})")
 
 
+def is_rule_row(row: dict[str, str]) -> bool:
+    """Whether a ``renumber_map`` row maps a rule as its source numbered it (not
+    a section's title, nor a cross-reference in another rule's text)."""
+    return not row["title"] and row["method"] != "xref"
+
+
 def _read(out: Path, name: str) -> list[dict[str, str]]:
     path = out / f"{name}.csv"
     try:
