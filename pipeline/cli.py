@@ -75,9 +75,9 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise _Terminated()
 
 
-class _Main(click.Group):
-    """The command group: Ctrl-C exits 130 and SIGTERM 143 after cleaning up,
-    and an unexpected error is one line, not a traceback."""
+class Guarded:
+    """For a click command or group: Ctrl-C exits 130 and SIGTERM 143 after
+    cleaning up, and an unexpected error is one line, not a traceback."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -85,7 +85,7 @@ class _Main(click.Group):
         except ValueError:  # not the main thread
             previous = None
         try:
-            return super().invoke(ctx)
+            return super().invoke(ctx)  # type: ignore[misc]  # the click class it is mixed into
         except KeyboardInterrupt as exc:
             terminated = isinstance(exc, _Terminated)
             click.echo(f"Error: {'terminated' if terminated else 'interrupted'}: nothing more was written; "
@@ -106,6 +106,14 @@ class _Main(click.Group):
         finally:
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
+
+
+class GuardedCommand(Guarded, click.Command):
+    """A command run on its own (``python -m pipeline.stability``), guarded as the group is."""
+
+
+class _Main(Guarded, click.Group):
+    """The command group."""
 
 
 @click.group(cls=_Main, help=__doc__)

@@ -26,6 +26,7 @@ from pathlib import Path
 import click
 
 from pipeline.bench import link_tree
+from pipeline.cli import GuardedCommand
 from pipeline.job import _previous_report, fingerprint, run_job
 from pipeline.run import Settings
 from pipeline.trace import Dataset, TraceError, _read, is_rule_row
@@ -149,7 +150,7 @@ def report(raw: Path, out: Path) -> str:
     return "\n".join(lines)
 
 
-@click.command()
+@click.command(cls=GuardedCommand)
 @click.argument("raw", type=click.Path(path_type=Path), default=Path("raw"))
 @click.argument("out", type=click.Path(path_type=Path), default=Path("out"))
 def main(raw: Path, out: Path) -> None:

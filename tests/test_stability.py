@@ -86,3 +86,21 @@ def test_thinning_needs_three_releases(tmp_path: Path) -> None:
     run_job(small, tmp_path / "out", Settings(jobs=1), full=True)
     result = CliRunner().invoke(stability.main, [str(small), str(tmp_path / "out")])
     assert result.exit_code == 1 and "has 1 official release: thinning needs three or more" in result.output
+
+
+def test_ctrl_c_exits_130_and_leaves_no_thinned_run_behind(three, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    raw, out = three
+    before = (_tree(raw), _tree(out))
+    folders: list[Path] = []
+
+    def interrupted(thin_raw: Path, *args: object, **kwargs: object) -> None:
+        folders.append(thin_raw.parent)
+        assert any(thin_raw.rglob("*.txt"))  # the thinned run's links are made
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(stability, "run_job", interrupted)
+    result = CliRunner().invoke(stability.main, [str(raw), str(out)])
+    assert result.exit_code == 130, result.output
+    assert "interrupted: nothing more was written" in result.output
+    assert folders and not folders[0].exists()
+    assert (_tree(raw), _tree(out)) == before
