@@ -145,6 +145,8 @@ RARE_WORDS_LEAD = 1.5
 _WORD = re.compile(r"[a-z][a-z'-]+")
 # A rule taken into a longer one after its opening, in other words (2022's 705.1 in 705.2: 86).
 MIN_TAKEN_IN = 80.0
+# A rule paired with a piece cut from it goes on in a free rule this much closer to it (``_whole_before_piece``).
+MIN_WHOLE_GAIN = 10.0
 # Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
 # keyword actions of 701.x, whose names "cast", "play", "exile" are the words the 2009 rewording changed).
 KEYWORD_SECTIONS = ("502.", "702.")
@@ -302,6 +304,7 @@ def align_pair(a: Release, b: Release) -> Step:
     _opening_goes_on(a, b, step)
     _kept_number_opens(a, b, step)
     _cut_into_a_list(a, b, step)
+    _whole_before_piece(a, b, step)
     _splits_and_merges(a, b, step, subjects)
     if not _numbering_kept(a, b, step):  # July 2009: numbers and sections say little of where a rule went
         _closest_letters(a, b, step, subjects, alike)
@@ -1144,6 +1147,7 @@ def _kept_number_opens(a: Release, b: Release, step: Step) -> None:
             back[j] = k
 
 
+
 def _cut_into_a_list(a: Release, b: Release, step: Step) -> None:
     """A rule cut into new subrules (two or more, each holding words of it)
     goes on in the new rule they are lettered under, not in the piece it was
@@ -1169,6 +1173,45 @@ def _cut_into_a_list(a: Release, b: Release, step: Step) -> None:
             del back[piece]
             _pair(step, i, head, score)
             back[head] = i
+
+
+def _whole_before_piece(a: Release, b: Release, step: Step) -> None:
+    """A rule paired with a piece cut from it (every word of the piece stands in
+    it: the pair rests on the subset score) goes on instead in a rule still free
+    in that piece's section that is closer to it letter by letter (by
+    ``MIN_WHOLE_GAIN`` or more), keeps more of its longer words, holds more of
+    its opening, and is closer to it than to any rule left over; the piece was
+    split from it. July 2009's combat damage rule 310.1 (the
+    players announce how damage is assigned, the assignments go on the stack,
+    triggers, priority) is 510.1 ("first, the active player announces how each
+    attacking creature assigns its combat damage, ..."), not its trigger
+    sentence, 510.3. A rule that kept its number keeps it (2001's 420.5a, whose
+    draw-from-an-empty-library half became 420.5g); 402.1 (what an ability is
+    and what it can affect) stays in 112.2, what it can affect, for 112.1a
+    (what an ability is) is closer to 400.1, left over; 416.1 (what resolving
+    creates) likewise stays in 608.6 (replacement effects), 608.1 being closer
+    to 400.2."""
+    taken = set(step.pairs.values()) | set(step.split_from)
+    free: dict[str, list[int]] = defaultdict(list)
+    for j, sec in enumerate(b.sections_of):
+        if j not in taken:
+            free[sec].append(j)
+    for i, j in list(step.pairs.items()):
+        old, piece = a.keys[i], b.keys[j]
+        if (step.scores[i] >= 100 or a.numbers[i] == b.numbers[j] or not free[b.sections_of[j]]
+                or fuzz.token_set_ratio(old, piece) < MIN_CONTAINED):
+            continue
+        head, straight = _first_sentence(old), fuzz.ratio(old, piece)
+        wholes = [(fuzz.ratio(old, b.keys[k]), k) for k in free[b.sections_of[j]]
+                  if _words_kept(old, b.keys[k]) > _words_kept(old, piece)
+                  and fuzz.partial_ratio(head, b.keys[k]) > fuzz.partial_ratio(head, piece)]
+        best = max(wholes, default=(0.0, -1))
+        if best[0] >= straight + MIN_WHOLE_GAIN and best[0] > max(
+                (fuzz.ratio(a.keys[r], b.keys[best[1]]) for r in _left_over(a, b, step)[0]), default=0.0):
+            k = best[1]
+            free[b.sections_of[k]].remove(k)
+            _pair(step, i, k, _likeness(old, b.keys[k]))
+            step.split_from[j] = i  # however far from the whole (``_splits_and_merges`` looks ``NEAR`` only)
 
 
 def _keyword_defined(a: Release, b: Release, step: Step) -> None:
