@@ -35,7 +35,7 @@ from pipeline.clean import word_counts
 from pipeline.database import SearchError, number_query
 from pipeline.database import search as search_db
 from pipeline.dataset import DatasetError, verify
-from pipeline.decode import DecodeError, decode
+from pipeline.decode import DecodeError, decode, sniff_binary
 from pipeline.diff import date_shaped, diff
 from pipeline.diff import describe as describe_diff
 from pipeline.job import Shrinking, run_job
@@ -393,7 +393,11 @@ def resolve_command(number: str | None, text_file: Any, out: Path, source: str, 
 def _text_of(file: Any) -> str:
     """A text given with --file, read as a release is (UTF-8, UTF-16, a code page, ...)."""
     try:
-        return decode(file.read()).text
+        data = file.read()
+        binary = sniff_binary(data)
+        if binary:
+            raise DecodeError(f"not text: {binary}")
+        return decode(data).text
     except (OSError, DecodeError) as exc:
         raise click.ClickException(f"{file.name}: cannot be read as text ({exc})") from None
 

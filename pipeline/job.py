@@ -177,8 +177,8 @@ def run_job(
                 raise Shrinking(why)
             report = _report(corpus, staging, counts, hashes, print_, (started, started_at))
             (staging / RUN_JSON).write_text(_json(report), encoding="utf-8")
-            names = [p.name for p in staging.iterdir()]
-            (staging / publish.MARKER).write_text(publish.marker_text(names), encoding="utf-8")
+            (staging / publish.MARKER).write_text(publish.marker_text(publish.written_files(staging)),
+                                                  encoding="utf-8")
             publish.swap_in(staging, out)
         finally:
             publish.remove_staging(staging)

@@ -85,7 +85,14 @@ def judge(row: dict[str, str], data: Dataset) -> Verdict:
 
 def report(out: Path, key: Path = KEY) -> tuple[list[Verdict], str]:
     data = Dataset.load(out)
-    verdicts = [judge(row, data) for row in read_key(key)]
+    rows = read_key(key)
+    missing = sorted({row["source_id"] for row in rows} - set(data.sources))
+    if missing:
+        raise TraceError(f"{out} lacks {len(missing)} of the releases the key's rules are from "
+                         f"({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}): "
+                         "the keys are scored on the bundled releases "
+                         "(`make ingest`, then `make lineage-report`)")
+    verdicts = [judge(row, data) for row in rows]
     lines = [_score("lineage answer key", verdicts)]
     lines += _tally([v.category for v in verdicts], verdicts)
     ended = [v for v in verdicts if v.expected.startswith("ended:") and v.got.startswith("ended:")]
@@ -264,10 +271,13 @@ def per_source(out: Path, data: Dataset) -> list[str]:
 
 def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("out")
+    if not (out / "lineages.csv").is_file():
+        sys.exit(f"Error: {out} holds no published dataset: run `make ingest` first, or give the dataset's "
+                 "folder: python -m pipeline.lineage_report OUT")
     try:
         _, text = report(out)
     except TraceError as exc:
-        sys.exit(str(exc))
+        sys.exit(f"Error: {exc}")
     sys.stdout.write(text + "\n")
 
 

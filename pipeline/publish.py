@@ -7,10 +7,11 @@ killed before that leaves ``out/`` exactly as it was; the leftover staging
 folder is removed by the next run.
 
 The output folder is the pipeline's own: each published folder carries a
-marker file (``MARKER``) listing the names the pipeline wrote in it. A run
-refuses to publish over a non-empty folder without the marker, or one holding
-anything the marker does not list, so nothing the pipeline did not write is
-ever deleted. ``check_folders`` refuses an output folder that overlaps the
+marker file (``MARKER``) listing every file the pipeline wrote in it (paths
+relative to it: ``parquet/rules.parquet``). A run refuses to publish over a
+non-empty folder without the marker, or one holding any file, at any depth,
+that the marker does not list, so nothing the pipeline did not write is ever
+deleted. ``check_folders`` refuses an output folder that overlaps the
 input folder (outputs would become inputs, or publishing would delete inputs).
 """
 
@@ -63,25 +64,59 @@ def marker_text(names: Iterable[str]) -> str:
 
 
 def owned_names(out: Path) -> set[str] | None:
-    """The names the pipeline wrote in ``out``, from its marker (or, for a folder
-    published before the marker existed, from its ``run.json``); None when
-    ``out`` does not carry either."""
+    """The files (paths relative to ``out``) the pipeline wrote there, from its
+    marker, or, for a folder published before the marker existed, from its
+    ``run.json``'s list of outputs; None when ``out`` carries neither. A marker
+    of an older version lists a sub-folder by its name alone: its files are
+    then the outputs ``run.json`` lists in it."""
     try:
         text = (out / MARKER).read_text(encoding="utf-8")
     except (OSError, ValueError):
         text = ""
+    outputs = _outputs(out)
     if text.startswith(_MARKER_HEAD):
         _, _, listing = text.partition("\n\n")
-        return {line for line in listing.splitlines() if line} | {MARKER}
+        listed = {line for line in listing.splitlines() if line} | {MARKER}
+        folders = {name for name in listed if "/" not in name and (out / name).is_dir()
+                   and not any(other.startswith(f"{name}/") for other in listed)}
+        return (listed - folders) | {f for f in outputs or () if f.split("/")[0] in folders}
+    return None if outputs is None else outputs | {"run.json"}
+
+
+def _outputs(out: Path) -> set[str] | None:
+    """The files ``out``'s ``run.json`` lists as the run's outputs, if it is the pipeline's."""
     try:
         report = json.loads((out / "run.json").read_text(encoding="utf-8"))
-        # Outputs in a sub-folder (parquet/x.parquet) own that folder.
-        names = {o["file"].split("/")[0] for o in report["outputs"]} if "pipeline_version" in report else None
-    except (OSError, ValueError, TypeError, KeyError):
+        files = {o["file"] for o in report["outputs"]} if "pipeline_version" in report else None
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
-    if names is None or not all(isinstance(n, str) for n in names):
-        return None
-    return names | {"run.json"}
+    return files if files is not None and all(isinstance(f, str) for f in files) else None
+
+
+def written_files(folder: Path) -> list[str]:
+    """Every file under ``folder``, as a path relative to it: what a marker lists."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir())
+
+
+def others(folder: Path, known: set[str]) -> list[str]:
+    """What lies under ``folder`` that is neither ``known`` (paths relative to
+    it) nor a SQLite side file of one: files and links at any depth, and
+    folders that hold nothing known (named with a trailing ``/``, their
+    content unlisted). Links to folders are not followed."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        base = Path(dirpath).relative_to(folder)
+        for name in sorted(dirnames):
+            rel = (base / name).as_posix()
+            if os.path.islink(os.path.join(dirpath, name)):
+                filenames.append(name)
+            elif not any(k.startswith(f"{rel}/") for k in known):
+                found.append(f"{rel}/")
+        dirnames[:] = [d for d in dirnames if f"{(base / d).as_posix()}/" not in found
+                       and not os.path.islink(os.path.join(dirpath, d))]
+        found += [rel for name in sorted(filenames)
+                  if (rel := (base / name).as_posix()) not in known and not sqlite_side_file(rel, known)]
+    return sorted(found)
 
 
 def check_owned(out: Path) -> None:
@@ -103,7 +138,7 @@ def check_owned(out: Path) -> None:
             f"--out {out} is not empty and was not written by this pipeline (it has no {MARKER}): "
             "nothing published; choose a new or empty folder"
         )
-    foreign = [n for n in entries if n not in owned and not sqlite_side_file(n, owned)]
+    foreign = others(out, owned)
     if foreign:
         more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
         raise ForeignOutput(
@@ -165,9 +200,8 @@ def site_files(dest: Path) -> set[str] | None:
 
 
 def site_others(dest: Path, written: set[str]) -> list[str]:
-    """Files under ``dest`` that are neither the marker nor listed in it."""
-    known = written | {SITE_MARKER}
-    return [rel for p in dest.rglob("*") if not p.is_dir() and (rel := p.relative_to(dest).as_posix()) not in known]
+    """What lies under ``dest`` that is neither the marker nor listed in it."""
+    return others(dest, written | {SITE_MARKER})
 
 
 @contextmanager

@@ -38,13 +38,6 @@ def _held(lock: Path) -> bool:
     return False
 
 
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    else:
-        path.unlink()
-
-
 def tidy_output(out: Path) -> Iterator[str]:
     """Remove the output folder ``out`` (the pipeline's files in it) and its leftovers; yield what was kept."""
     lock = out.with_name(out.name + ".lock")
@@ -62,18 +55,29 @@ def tidy_output(out: Path) -> Iterator[str]:
                 lock.unlink(missing_ok=True)
                 return
             owned = set()
-        others = []
-        for entry in sorted(out.iterdir()):
-            if (entry.name in owned and entry.name != publish.MARKER) or publish.sqlite_side_file(entry.name, owned):
-                _remove(entry)
-            elif entry.name != publish.MARKER:
-                others.append(entry.name)
+        others = publish.others(out, owned)
+        _remove_written(out, owned - {publish.MARKER})
+        for entry in out.iterdir():
+            if publish.sqlite_side_file(entry.name, owned):
+                entry.unlink()
         if others:
             yield f"kept {out}: it holds {len(others)} file(s) the pipeline did not write, e.g. {others[0]}"
         else:
             (out / publish.MARKER).unlink(missing_ok=True)
-            out.rmdir()
+            with contextlib.suppress(OSError):
+                out.rmdir()
     lock.unlink(missing_ok=True)
+
+
+def _remove_written(folder: Path, written: set[str]) -> None:
+    """Remove the files ``written`` lists (paths relative to ``folder``, none
+    outside it), then the folders they leave empty."""
+    real = folder.resolve()
+    for rel in sorted(written):
+        path = folder / rel
+        if path.is_file() and not path.is_symlink() and real in path.resolve().parents:
+            path.unlink()
+    _remove_empty(folder)
 
 
 def tidy_site(site: Path) -> Iterator[str]:
@@ -82,11 +86,7 @@ def tidy_site(site: Path) -> Iterator[str]:
     written = publish.site_files(site) if site.is_dir() and not site.is_symlink() else None
     if written is None:
         return
-    for rel in sorted(written):
-        path = site / rel
-        if path.is_file() and not path.is_symlink() and site in path.resolve().parents:
-            path.unlink()
-    _remove_empty(site)
+    _remove_written(site, written)
     others = publish.site_others(site, written)
     if others:
         yield f"kept {site}: it holds {len(others)} file(s) `site` did not write, e.g. {sorted(others)[0]}"

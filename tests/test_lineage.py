@@ -26,11 +26,12 @@ from pipeline.canonical import section_of
 from pipeline.clean import Vocabulary, clean
 from pipeline.cli import main
 from pipeline.diff import diff
+from pipeline.job import run_job
 from pipeline.lineage_report import HELDOUT_KEY, STEP_KEY, judge, judge_step, read_key, report, restarts
 from pipeline.numbers import sort_key
 from pipeline.records import Element, Source
 from pipeline.run import Settings, read_source
-from pipeline.trace import Dataset, _read, resolve
+from pipeline.trace import Dataset, TraceError, _read, resolve
 from tests.conftest import DATA, RAW, ROOT
 
 KEY = read_key()
@@ -194,6 +195,19 @@ def test_report_scores_the_key(bundled) -> None:  # type: ignore[no-untyped-def]
     assert text.startswith(f"lineage answer key: {right} of {len(KEY)} right")
     held = read_key(HELDOUT_KEY)
     assert f"held-out key (drawn at random, traced blind): {len(held) - len(HELDOUT_WRONG)} of {len(held)}" in text
+
+
+def test_report_refuses_a_dataset_without_the_keys_releases(tmp_path: Path) -> None:
+    """A trial user's (2026-12-04): a dataset of other releases was scored "0 of 180 right", exit 0."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    shutil.copy(RAW / "cr-2021-02-15.txt", raw)
+    run_job(raw, tmp_path / "out", Settings(jobs=1), full=True)
+    with pytest.raises(TraceError, match=r"out lacks 3\d of the releases the key's rules are from \(cr-1999-04-23"):
+        report(tmp_path / "out")
+    done = subprocess.run([sys.executable, "-m", "pipeline.lineage_report", str(tmp_path / "nowhere")],
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and done.stderr.startswith(f"Error: {tmp_path / 'nowhere'} holds no published dataset")
 
 
 def test_report_counts_what_starts_and_ends_in_each_release(bundled, table) -> None:  # type: ignore[no-untyped-def]
@@ -1533,6 +1547,11 @@ def test_resolve_what_a_trial_user_found(bundled, tmp_path: Path) -> None:  # ty
     empty.write_bytes(b"")
     result = runner.invoke(main, ["resolve", "--file", str(empty), "--as-of", "2005-01-01", "--out", out])
     assert result.exit_code == 0 and "no rule citations found in" in result.output
+    # A file that is no text (a zip, a PDF) is said to be so (2026-12-04: "no rule citations found", exit 0).
+    archive = tmp_path / "rules.zip"
+    archive.write_bytes(b"PK\x03\x04" + bytes(range(256)) * 4)
+    result = runner.invoke(main, ["resolve", "--file", str(archive), "--as-of", "2005-01-01", "--out", out])
+    assert result.exit_code == 1 and f"{archive}: cannot be read as text (not text: " in result.output, result.output
 
 
 @pytest.mark.parametrize("table", ["rule_history.csv", "sources.csv"])

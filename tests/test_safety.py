@@ -79,8 +79,40 @@ def light(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_published_folder_carries_the_marker_listing_its_files(published: Path) -> None:
     owned = publish.owned_names(published)
-    assert owned == {p.name for p in published.iterdir()}
-    assert {"run.json", "changes.md", "rules.sqlite", "elements.csv", publish.MARKER} <= owned
+    assert owned == {p.relative_to(published).as_posix() for p in published.rglob("*") if p.is_file()}
+    assert {"run.json", "changes.md", "rules.sqlite", "elements.csv", "parquet/rules.parquet",
+            publish.MARKER} <= owned
+
+
+def test_users_file_in_a_sub_folder_of_a_published_folder_is_refused(published: Path, small_raw: Path) -> None:
+    """The marker lists every file, those in parquet/ too: a file of the user's
+    there is refused as one beside them is (a run had deleted it with the folder)."""
+    (published / "parquet" / "mine.txt").write_text("keep me\n", encoding="utf-8")
+    (published / "parquet" / "drafts").mkdir()
+    before = _tree(published)
+    (small_raw / "cr-2024-09-20.txt").unlink()  # a change, so the run would publish
+    code, output = _ingest(small_raw, published)
+    assert code == 73
+    assert ("holds 'parquet/drafts/' and 1 more, which the pipeline did not write"
+            in _one_line_error(output))
+    assert _tree(published) == before and (published / "parquet" / "drafts").is_dir()
+
+
+def test_a_marker_of_an_older_version_owns_the_outputs_run_json_lists_in_its_folders(
+        published: Path, small_raw: Path) -> None:
+    """Markers written before they listed sub-folders' files named parquet/
+    alone: its files are the outputs run.json lists there, and no other."""
+    top = sorted({name.split("/")[0] for name in publish.owned_names(published) or ()})
+    (published / publish.MARKER).write_text(publish.marker_text(top), encoding="utf-8")
+    assert publish.owned_names(published) == {p.relative_to(published).as_posix()
+                                              for p in published.rglob("*") if p.is_file()}
+    (published / "parquet" / "mine.txt").write_text("keep me\n", encoding="utf-8")
+    assert "parquet/mine.txt" not in (publish.owned_names(published) or ())
+    (small_raw / "cr-2024-09-20.txt").unlink()
+    assert _ingest(small_raw, published)[0] == 73
+    (published / "parquet" / "mine.txt").unlink()
+    assert _ingest(small_raw, published)[0] == 0
+    assert "parquet/rules.parquet" in (published / publish.MARKER).read_text(encoding="utf-8").splitlines()
 
 
 def test_users_folder_is_refused_and_kept_byte_for_byte(small_raw: Path, tmp_path: Path) -> None:
@@ -738,17 +770,21 @@ def test_make_clean_removes_what_was_generated_and_nothing_else(tmp_path: Path) 
     (root / "site" / "lineage" / "a.html").write_text("<html>", encoding="utf-8")
     (root / "site" / "MYSITEFILE.txt").write_text("mine\n", encoding="utf-8")
     (root / "bench" / "results" / "mine.txt").write_text("mine\n", encoding="utf-8")  # it went with the results
-    user_files |= {k: v for k, v in _tree(root).items() if k in ("site/MYSITEFILE.txt", "bench/results/mine.txt")}
+    (root / "out" / "parquet" / "mine.txt").write_text("mine\n", encoding="utf-8")  # it went with parquet/
+    user_files |= {k: v for k, v in _tree(root).items()
+                   if k in ("site/MYSITEFILE.txt", "bench/results/mine.txt", "out/parquet/mine.txt")}
     done = _make_clean(root)
     assert done.returncode == 0, done.stderr
     assert "kept" in done.stdout and ".cache" in done.stdout  # says why .cache/ stays
     assert "MYSITEFILE.txt" in done.stdout and "bench/results" in done.stdout
+    assert "e.g. parquet/mine.txt" in done.stdout
     after = _tree(root)
     assert after.pop("site/.rules-site")  # kept, as out/'s marker is, beside a file the site did not write
+    assert after.pop("out/.rules-pipeline")
     assert after == user_files
     left = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_dir()}
     assert left == {"raw", "pipeline", "pipeline/data", "pipeline/templates", "pipeline/templates/static",
-                    "grammars", "tests", "mine", ".cache", "site", "bench", "bench/results"}
+                    "grammars", "tests", "mine", ".cache", "site", "bench", "bench/results", "out", "out/parquet"}
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
