@@ -36,7 +36,8 @@ one within the pair:
    its own section or in those its rules went to; a rule under its own
    number, unless its subrules went on under another; a keyword's definition
    in its definition; a rule whose unique first sentence opens a new rule
-   word for word, in place of one merged in after that opening;
+   word for word, in place of one merged in after that opening; a rule paired
+   with a piece cut from it, in the whole, when that is free and closer;
 4. splits (a new rule whose wording lies inside an old one that continued
    elsewhere: ``split_from``), merges (an old rule whose wording lies inside a
    new one that continues another lineage, near it or, every word of it,
@@ -44,10 +45,11 @@ one within the pair:
    rules about the same keywords and never from or into a rule that went on
    word for word;
 5. in a renumbered release only (July 2009), what is left: a rule and a new
-   rule each other's closest by a clear margin, letter by letter, or by the
-   rarer words they share in the section its own became, and the one subrule
-   left over under a paired rule with the one left under its partner; the
-   rest removed or added.
+   rule whose first sentences are one in other words, or each other's closest
+   by a clear margin, letter by letter, or by the rarer words they share in the
+   section its own became (anywhere, closer still, for a rule whose section
+   became none), and the one subrule left over under a paired rule with the
+   one left under its partner; the rest removed or added.
 
 Undated or partial sources (FAQ and web pages, truncated copies) never end a
 lineage: each is attached to the release whose numbers and wording it shares
@@ -138,10 +140,15 @@ MIN_WORDS_SAME_NUMBER = 0.15
 # rule left over on either side, are one rule rewritten (``_closest_letters``).
 MIN_CLOSEST = 55.0
 CLOSEST_MARGIN = 5.0
+# ... or by their first sentences, in the section its own became (408.1c and 115.3a: 77.5, the next 51.3).
+MIN_OPENING_ALIKE = 70.0
+OPENING_MARGIN = 15.0
 # ... or by the rarer words they share (``_rare_word_cosines``), at least this
 # and this many times the next, in the section its own became.
 MIN_RARE_WORDS_COSINE = 0.30
 RARE_WORDS_LEAD = 1.5
+# ... or, for a rule whose section became none, anywhere at this cosine.
+MIN_HOMELESS_COSINE = 0.55
 _WORD = re.compile(r"[a-z][a-z'-]+")
 # A rule taken into a longer one after its opening, in other words (2022's 705.1 in 705.2: 86).
 MIN_TAKEN_IN = 80.0
@@ -307,6 +314,7 @@ def align_pair(a: Release, b: Release) -> Step:
     _whole_before_piece(a, b, step)
     _splits_and_merges(a, b, step, subjects)
     if not _numbering_kept(a, b, step):  # July 2009: numbers and sections say little of where a rule went
+        _closest_openings(a, b, step, subjects)
         _closest_letters(a, b, step, subjects, alike)
         _closest_rare_words(a, b, step, subjects)
         _only_child_left(a, b, step, subjects)
@@ -1245,6 +1253,37 @@ def _definitions(rel: Release, indexes: Iterable[int]) -> dict[str, list[int]]:
     return out
 
 
+def _closest_openings(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
+    """In a renumbered release (July 2009), a rule left over whose first
+    sentence is, in other words, the first sentence of a new rule left over in
+    the section its own became, or one its rules went to (``MIN_OPENING_ALIKE``
+    letter by letter, and
+    ``OPENING_MARGIN`` ahead of every other such pair of either) is that rule:
+    408.1c ("the active player gets priority at the beginning of most phases
+    and steps, after any game actions are dealt with ...") is 115.3a ("the
+    active player receives priority at the beginning of most steps and phases,
+    after any turn-based actions ... have been dealt with ..."), its other
+    sentences gone to 115.3b-d and 115.4: the whole rules are 47 alike."""
+    rows, cols = _left_over(a, b, step)
+    heads_a = {i: _first_sentence(a.keys[i]) for i in rows}
+    heads_b = {j: _first_sentence(b.keys[j]) for j in cols}
+    in_section: dict[str, list[int]] = defaultdict(list)
+    for j in cols:
+        in_section[b.sections_of[j]].append(j)
+    votes = _votes(a, b, step)
+    found: dict[tuple[int, int], float] = {}
+    for i in rows:
+        sec = a.sections_of[i]
+        for new_sec in {step.sections.get(sec, ""), *votes[sec]}:
+            for j in in_section.get(new_sec, []):
+                found[i, j] = fuzz.ratio(heads_a[i], heads_b[j])
+    for (i, j), top in found.items():
+        rivals = [score for (x, y), score in found.items() if (x == i) != (y == j)]
+        if (top >= MIN_OPENING_ALIKE and top - max(rivals, default=0.0) >= OPENING_MARGIN
+                and subjects.same(a.keys[i], b.keys[j])):
+            _pair(step, i, j, _likeness(a.keys[i], b.keys[j]))
+
+
 def _closest_letters(a: Release, b: Release, step: Step, subjects: Subjects, alike: _Alike) -> None:
     """In a renumbered release (July 2009), where neither numbers nor sections
     say where a rule went, a rule left over and a new rule left over that are
@@ -1271,7 +1310,13 @@ def _closest_rare_words(a: Release, b: Release, step: Step, subjects: Subjects) 
     went), is one rule rewritten further still: 2009's sealed-deck rule 100.3
     ("for sealed deck or draft play, only forty cards are required in a deck
     ...") is 100.2b ("in limited play ... each deck must contain at least forty
-    cards"), though letter by letter it is as alike as any rule of 100."""
+    cards"), though letter by letter it is as alike as any rule of 100. A rule
+    of a section that became none, and none of whose rules went anywhere, may
+    go anywhere, at ``MIN_HOMELESS_COSINE``: the phased-out zone 217.8 was
+    dissolved, and its "tokens in the phased-out zone cease to exist. this is a
+    state-based effect" is phasing's 702.23j, "phased-out tokens cease to
+    exist as a state-based action" (0.65; the next rule left over so far apart,
+    2009's 401.6 in 116.9d, is 0.50 and another rule)."""
     rows, cols = _left_over(a, b, step)
     cosines = _rare_word_cosines([a.keys[i] for i in rows], [b.keys[j] for j in cols], a.keys + b.keys)
     votes = _votes(a, b, step)
@@ -1279,7 +1324,9 @@ def _closest_rare_words(a: Release, b: Release, step: Step, subjects: Subjects) 
             cosines, lambda top, second: top >= MIN_RARE_WORDS_COSINE and top >= RARE_WORDS_LEAD * second):
         i, j = rows[r], cols[c]
         placed = step.sections.get(a.sections_of[i]) == b.sections_of[j] or b.sections_of[j] in votes[a.sections_of[i]]
-        if placed and subjects.same(a.keys[i], b.keys[j]):
+        # A rule of a section that became none (the phased-out zone, 217.8) may go anywhere, if closer still.
+        homeless = a.sections_of[i] not in step.sections and not votes[a.sections_of[i]]
+        if (placed or (homeless and cosines[r, c] >= MIN_HOMELESS_COSINE)) and subjects.same(a.keys[i], b.keys[j]):
             _pair(step, i, j, _likeness(a.keys[i], b.keys[j]))
 
 

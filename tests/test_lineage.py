@@ -112,7 +112,6 @@ STEP_WRONG = {
     "S41": "702.19k: 'bands with other' 502.11b pairs with the blocking half of 502.11c, not merged into 702.19c",
     "S44": "107.4c: the numeral-symbols rule keeps its number though it moved to the new 106.10",
     # Round 6, judged after the change that made the rows' steps come out as they do.
-    "S75": "ended: 408.1c (who gets priority when) is not paired with 115.3a, which opens as it did",
     "S76": "115.1b instead of 115.1a: the timing rule goes on in its activated-ability clause",
     "S78": "509.1b: the evasion rule 500.3a and the blocking-restriction rule 509.1b are each other's closest rule "
            "left over in July 2009, where the reader has 500.3a merged into 509.1b, continuing 500.3",
