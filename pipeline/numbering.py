@@ -278,10 +278,24 @@ def _through(src: Source, els: Sequence[Element], target: str, index: align.RefI
 
 
 def _unique(rows: list[Mapping]) -> list[Mapping]:
-    """One row per number as written (or per title, for unnumbered sections)."""
+    """One row per number as written (or per title, for unnumbered sections). A
+    number a source writes for rules that are different lineages or numbers
+    today (a slip of the release: 2024-09's 702.175a is both Offspring's and
+    Impending's, now 702.175a and 702.176a) maps to none of them: its row says
+    what each is now, and ``elements`` has each rule's own number."""
     seen: dict[tuple[str, str], Mapping] = {}
+    more: dict[tuple[str, str], list[Mapping]] = defaultdict(list)
     for row in rows:
-        seen.setdefault((row.number_as_written, row.title if not row.number_as_written else ""), row)
+        key = (row.number_as_written, row.title if not row.number_as_written else "")
+        if seen.setdefault(key, row) is not row:
+            more[key].append(row)
+    for key, others in more.items():
+        first = seen[key]
+        targets = dict.fromkeys((m.canonical_number, m.lineage_id) for m in (first, *others))
+        if len(targets) > 1:
+            now = ", ".join(current or (f"ended (lineage {lid})" if lid else "unmapped") for current, lid in targets)
+            seen[key] = first._replace(canonical_number="", lineage_id="", method="unmapped", score=0.0,
+                                       reason=f"written for {len(others) + 1} rules in this source, now {now}")
     return list(seen.values())
 
 

@@ -24,6 +24,7 @@ _LIST = re.compile(
     re.I,
 )
 _ONE = re.compile(rf"({RULE_NUMBER}){_END}?")
+_SKIPPED = "lo"  # letters the rules never give a subrule
 
 
 def expand(start: str, end: str | None) -> list[str]:
@@ -37,6 +38,8 @@ def expand(start: str, end: str | None) -> list[str]:
     ['702.110', '702.111', '702.112']
     >>> expand("702. 37a", None), expand("712.9", "10"), expand("212", "215")
     (['702.37a'], ['712.9', '712.10'], ['212', '215'])
+    >>> expand("111.10j", "r")
+    ['111.10j', '111.10k', '111.10m', '111.10n', '111.10p', '111.10q', '111.10r']
     """
     start = normalise(start)
     if not end:
@@ -51,7 +54,9 @@ def expand(start: str, end: str | None) -> list[str]:
         stem, letter = f"{first[0]}.{first[1]}", first[2]
         last = end if end.isalpha() else end.removeprefix(stem) if end.startswith(stem) else ""
         if len(last) == 1 and letter <= last:
-            return [stem + chr(c) for c in range(ord(letter), ord(last) + 1)]
+            # Subrules are never lettered l or o (read as 1 and 0): "608.2c-m" skips 608.2l.
+            return [stem + chr(c) for c in range(ord(letter), ord(last) + 1)
+                    if chr(c) not in _SKIPPED or chr(c) in (letter, last)]
     a, b = parts(start), parts(end)
     if a and b and a[1] and b[1] and not a[2] and not b[2] and a[0] == b[0] and 0 <= int(b[1]) - int(a[1]) < 50:
         return [f"{a[0]}.{i}" for i in range(int(a[1]), int(b[1]) + 1)]

@@ -283,6 +283,30 @@ def test_a_section_number_used_twice_maps_each_by_its_rules(table) -> None:  # t
         ("section", "Impending", "702.176"), ("rule", "Impending", "702.176a")]
 
 
+def test_a_number_written_for_two_rules_maps_to_neither_in_renumber_map(table) -> None:  # type: ignore[no-untyped-def]
+    """A consumer's finding (2026-12-04): renumber_map, one row per number a source
+    writes, gave the first rule's current number for both (702.175a -> 702.175a for
+    Impending too, which is 702.176a). It gives none, and says what each is now."""
+    rows = table("renumber_map").set_index(["source_id", "number_as_written"])
+    for source, number, now in [("cr-2024-09-20", "702.175a", "now 702.175a, 702.176a"),
+                                ("cr-2009-09-04", "702.30d", "now 702.33f, 702.33g"),
+                                ("cr-2006-05-01", "501.2", "now ended (lineage cr-1999-04-23:501.2), 110.5a")]:
+        row = rows.loc[(source, number)]
+        assert (row.canonical_number, row.lineage_id, row.method) == ("", "", "unmapped")
+        assert row.reason == f"written for 2 rules in this source, {now}"
+    # A number written once keeps its row.
+    assert rows.loc[("cr-2024-09-20", "702.175b")].canonical_number == "702.175b"
+
+
+def test_a_range_of_subrules_skips_the_letters_l_and_o(table) -> None:  # type: ignore[no-untyped-def]
+    """No release letters a subrule l or o: "608.2c–m" names no 608.2l (42 rows
+    of xrefs.csv named such rules, and resolved to nothing)."""
+    xrefs = table("xrefs")
+    assert not xrefs.target.str.fullmatch(r"\d{3}\.\d+[lo]").any()
+    ranged = xrefs[xrefs.target_as_written.str.fullmatch(r"608\.2c\s?[-–]\s?m")]
+    assert len(ranged) and "608.2l" not in set(ranged.target) and "608.2k" in set(ranged.target)
+
+
 def test_xrefs_hold_bare_numbers_and_ranges_of_digits(table) -> None:  # type: ignore[no-untyped-def]
     """Read off the releases: every rule number in a rule's text is a reference,
     with or without "rule" before it, and "712.5–6" names 712.5 and 712.6."""
