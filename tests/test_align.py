@@ -49,12 +49,22 @@ def _renamed(glossary) -> dict[str, str]:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("version", VERSIONS)
 def test_glossary_keywords_map_to_the_reference_section(version: str, table) -> None:  # type: ignore[no-untyped-def]
     glossary = table("glossary")
-    reference = _reference_sections(table("elements")) | _renamed(glossary) | MERGED
+    elements = table("elements")
+    reference = _reference_sections(elements) | _renamed(glossary) | MERGED
     rmap = table("renumber_map")
     rows = rmap[rmap.source_id == version]
     mapped = {
         n.replace(" ", "").rstrip("."): c for n, c in zip(rows.number_as_written, rows.canonical_number, strict=True)
     }
+    # A number the release writes for two sections (2024-09's 702.175, Offspring and
+    # Impending) maps to neither in renumber_map: each section's own, in elements.
+    sections = elements[(elements.source_id == version) & (elements.kind == "section")]
+    for number, reason in zip(rows.number_as_written, rows.reason, strict=True):
+        if reason.startswith("written for"):
+            mapped.pop(number.replace(" ", "").rstrip("."))
+            for title, now in zip(sections[sections.number_as_written == number].text,
+                                  sections[sections.number_as_written == number].canonical_number, strict=True):
+                mapped[f"{number} {title.casefold()}"] = now
     named = _keywords(glossary, version)
     for (v, keyword), _ in GLOSSARY_ERRATA.items():
         if v == version:  # the release's glossary gives a wrong number; use the section's own
@@ -63,8 +73,9 @@ def test_glossary_keywords_map_to_the_reference_section(version: str, table) -> 
     wrong = {}
     for keyword, number in named.items():
         expected = reference.get(keyword, "")
-        if mapped.get(number, "<missing>") != expected:
-            wrong[keyword] = (number, mapped.get(number, "<missing>"), expected)
+        got = mapped.get(number, mapped.get(f"{number} {keyword}", "<missing>"))
+        if got != expected:
+            wrong[keyword] = (number, got, expected)
     assert wrong == {}
 
 
