@@ -132,6 +132,8 @@ class Dataset:
     sections: dict[tuple[str, str], dict[str, str]]  # (source, number) -> renumber_map row
     sources: dict[str, dict[str, str]]
     releases: list[str] = field(default_factory=list)  # official releases in date order
+    # (source, number) -> why it is no one rule: a number the source wrote for two (renumber_map's reason)
+    twice: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, out: Path) -> Dataset:
@@ -141,6 +143,7 @@ class Dataset:
             history.setdefault(r["lineage_id"], []).append(r)
         numbers: dict[tuple[str, str], str] = {}
         sections: dict[tuple[str, str], dict[str, str]] = {}
+        twice: dict[tuple[str, str], str] = {}
         for r in _read(out, "renumber_map"):
             key = (r["source_id"], normalise_number(r["number_as_written"]))
             if r["title"] and len(key[1]) < 3:
@@ -149,12 +152,14 @@ class Dataset:
                 sections[key] = r
             elif r["lineage_id"]:
                 numbers.setdefault(key, r["lineage_id"])
+            elif r["reason"].startswith("written for"):
+                twice[key] = r["reason"]
         sources = {r["source_id"]: r for r in _read(out, "sources")}
         # The chain's releases: each shares its own numbering. A copy of one, a
         # truncated or suspect one, shares another's, though it states a date too.
         chain = [s for s, r in sources.items() if r["effective_date"] and r.get("numbering_like", s) == s]
         releases = sorted(chain, key=lambda s: (sources[s]["effective_date"], s))
-        return cls(lineages, history, numbers, sections, sources, releases)
+        return cls(lineages, history, numbers, sections, sources, releases, twice)
 
     def release_on(self, as_of: str) -> str:
         """The newest official release in effect on a date (YYYY-MM-DD)."""
@@ -185,6 +190,9 @@ class Dataset:
             source = self.release_on(as_of)
         if self.known(source):
             lid = self.numbers.get((source, number))
+            if not lid and (source, number) in self.twice:
+                raise TraceError(f"{source} has {number} {self.twice[source, number].removeprefix('written ')}: "
+                                 "give the current number of the one you mean")
             if not lid:
                 elsewhere = [sid for sid in self.releases if (sid, number) in self.sections]
                 if elsewhere:  # a section number of other releases (702.42 in 2004)
