@@ -16,6 +16,11 @@ from pipeline.records import Source
 __all__ = ["Mapping", "reference", "section_of", "title_key"]
 
 
+# How the ``reason`` of a renumber_map row opens when the source wrote its number for
+# rules that are different rules today: the row maps to none of them (``numbering._unique``).
+WRITTEN_TWICE = "written for"
+
+
 class Mapping(NamedTuple):
     """One row of ``renumber_map.csv`` (a named tuple: the stage makes one for each
     numbered rule and section of each source, 280,000 on the 1x benchmark, and a

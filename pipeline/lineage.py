@@ -1155,7 +1155,6 @@ def _kept_number_opens(a: Release, b: Release, step: Step) -> None:
             back[j] = k
 
 
-
 def _cut_into_a_list(a: Release, b: Release, step: Step) -> None:
     """A rule cut into new subrules (two or more, each holding words of it)
     goes on in the new rule they are lettered under, not in the piece it was
@@ -1257,8 +1256,8 @@ def _closest_openings(a: Release, b: Release, step: Step, subjects: Subjects) ->
     """In a renumbered release (July 2009), a rule left over whose first
     sentence is, in other words, the first sentence of a new rule left over in
     the section its own became, or one its rules went to (``MIN_OPENING_ALIKE``
-    letter by letter, and
-    ``OPENING_MARGIN`` ahead of every other such pair of either) is that rule:
+    letter by letter, and ``OPENING_MARGIN`` ahead of every other such pair of
+    either) is that rule:
     408.1c ("the active player gets priority at the beginning of most phases
     and steps, after any game actions are dealt with ...") is 115.3a ("the
     active player receives priority at the beginning of most steps and phases,

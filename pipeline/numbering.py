@@ -18,7 +18,7 @@ from typing import Any
 from pipeline import align, lineage
 from pipeline.align import folded
 from pipeline.cache import SourceCache
-from pipeline.canonical import Mapping, section_of, title_key
+from pipeline.canonical import WRITTEN_TWICE, Mapping, section_of, title_key
 from pipeline.dedupe import normalise_number
 from pipeline.lineage import Lineage, Lineages, change_of
 from pipeline.numbers import sort_key
@@ -295,7 +295,7 @@ def _unique(rows: list[Mapping]) -> list[Mapping]:
         if len(targets) > 1:
             now = ", ".join(current or (f"ended (lineage {lid})" if lid else "unmapped") for current, lid in targets)
             seen[key] = first._replace(canonical_number="", lineage_id="", method="unmapped", score=0.0,
-                                       reason=f"written for {len(others) + 1} rules in this source, now {now}")
+                                       reason=f"{WRITTEN_TWICE} {len(others) + 1} rules in this source, now {now}")
     return list(seen.values())
 
 

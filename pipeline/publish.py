@@ -73,13 +73,15 @@ def owned_names(out: Path) -> set[str] | None:
         text = (out / MARKER).read_text(encoding="utf-8")
     except (OSError, ValueError):
         text = ""
-    outputs = _outputs(out)
     if text.startswith(_MARKER_HEAD):
         _, _, listing = text.partition("\n\n")
         listed = {line for line in listing.splitlines() if line} | {MARKER}
         folders = {name for name in listed if "/" not in name and (out / name).is_dir()
                    and not any(other.startswith(f"{name}/") for other in listed)}
-        return (listed - folders) | {f for f in outputs or () if f.split("/")[0] in folders}
+        if not folders:  # a marker of this version: run.json need not be read
+            return listed
+        return (listed - folders) | {f for f in _outputs(out) or () if f.split("/")[0] in folders}
+    outputs = _outputs(out)
     return None if outputs is None else outputs | {"run.json"}
 
 

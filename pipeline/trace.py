@@ -18,7 +18,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
-from pipeline.canonical import title_key
+from pipeline.canonical import WRITTEN_TWICE, title_key
 from pipeline.dedupe import fold, normalise_number
 from pipeline.lineage import change_of
 from pipeline.numbers import sort_key
@@ -152,7 +152,7 @@ class Dataset:
                 sections[key] = r
             elif r["lineage_id"]:
                 numbers.setdefault(key, r["lineage_id"])
-            elif r["reason"].startswith("written for"):
+            elif r["reason"].startswith(WRITTEN_TWICE):
                 twice[key] = r["reason"]
         sources = {r["source_id"]: r for r in _read(out, "sources")}
         # The chain's releases: each shares its own numbering. A copy of one, a
