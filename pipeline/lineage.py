@@ -312,6 +312,7 @@ def align_pair(a: Release, b: Release) -> Step:
     _kept_number_opens(a, b, step)
     _cut_into_a_list(a, b, step)
     _whole_before_piece(a, b, step)
+    _whole_before_part(a, b, step)
     _splits_and_merges(a, b, step, subjects)
     if not _numbering_kept(a, b, step):  # July 2009: numbers and sections say little of where a rule went
         _closest_openings(a, b, step, subjects)
@@ -1219,6 +1220,45 @@ def _whole_before_piece(a: Release, b: Release, step: Step) -> None:
             free[b.sections_of[k]].remove(k)
             _pair(step, i, k, _likeness(old, b.keys[k]))
             step.split_from[j] = i  # however far from the whole (``_splits_and_merges`` looks ``NEAR`` only)
+
+
+def _whole_before_part(a: Release, b: Release, step: Step) -> None:
+    """The mirror of ``_whole_before_piece``: a new rule paired with a longer old
+    subrule it holds only a part of (every word of it stands in the old one: the
+    pair rests on the subset score) continues instead a rule left over, a rule
+    like it (not lettered), that is closer to it letter by letter (by
+    ``MIN_WHOLE_GAIN`` or more) and closer to it than to any new rule still
+    free; the subrule it had been paired with was merged into it. June 2023's
+    meld rule 713.1 ("a meld card has a Magic card face on one side and half of
+    an oversized Magic card face on the other") is 712.4, the head of the meld
+    rules moved into 712, not the subrule 712.1g, a pointer whose other sentence
+    (meld cards are not double-faced cards, see rule 713) went. Between rules
+    of one kind, the closer wording says little: 2023's 712.7 (how a
+    transforming double-faced card is cast) goes on in 712.11 (how a
+    double-faced spell is cast), which the meld rule 713.8 is closer to."""
+    back = {j: i for i, j in step.pairs.items()}
+    left, free = _left_over(a, b, step)
+    left = [k for k in left if not _lettered(a.numbers[k])]
+    if not left:
+        return
+    for j, i in sorted(back.items()):
+        new, part = b.keys[j], a.keys[i]
+        if (step.scores[i] >= 100 or _lettered(b.numbers[j]) or not _lettered(a.numbers[i])
+                or len(new) >= len(part) or fuzz.token_set_ratio(part, new) < MIN_CONTAINED):
+            continue
+        straight = fuzz.ratio(part, new)
+        best, k = max(((fuzz.ratio(a.keys[k], new), k) for k in left), default=(0.0, -1))
+        if best >= max(straight + MIN_WHOLE_GAIN, MIN_NEAR) and best > max(
+                (fuzz.ratio(a.keys[k], b.keys[c]) for c in free), default=0.0):
+            left.remove(k)
+            del step.pairs[i], step.scores[i]
+            _pair(step, k, j, _likeness(a.keys[k], new))
+            step.merged_into[i] = j
+
+
+def _lettered(number: str) -> bool:
+    """A subrule ("712.1g"), not a rule ("712.4")."""
+    return number[-1:].isalpha()
 
 
 def _keyword_defined(a: Release, b: Release, step: Step) -> None:

@@ -76,8 +76,6 @@ HELDOUT_WRONG = {
            "reader has it go on as the new exception 112.5e (a judgement call naming this answer)",
     "M34": "ended: the end step's 513.1 ends in 2016-09 (step key S105's reader agrees), where this reader has "
            "it go on as the new 513.1 (a judgement call naming this answer)",
-    "M40": "ended: the meld head rule 713.1 ends in 2023-06 (merged into 712.1 and 712.4), where the reader has "
-           "it go on as 712.4 (a judgement call)",
     # The sixth draw, traced at ccba8a9 (the pipeline's answers recorded first).
     "Q09": "ended: 313.1 (the end step's triggers, 2001) is read as removed in 2016-09, where 513.1 was "
            "rewritten with 513.2 and dropped its trigger sentence; the reader continues it there (judgement "
@@ -131,7 +129,6 @@ STEP_WRONG = {
     "S172": "ended: 406.4 (mana abilities don't use the stack) no longer pairs with 605.3b, which keeps too few "
             "of its longer words (judgement call)",
     # Round 12: the steps the two changes after the fourth held-out draw moved on raw/, and a neighbour.
-    "S175": "ended: the meld head rule 713.1 ends (2023-06), where the reader has it go on as 712.4 (judgement call)",
     "S176": "712.13a: 713.1a (a meld card is no double-faced card) pairs with the rule on entering transformed",
     # Round 13 (2009-09 to 2014 and 2022 to 2026, asked open), judged at cbc997d; S188 (808.6) put right after.
     "S182": "ended: 301.6 (2010-02) is merged into 300.2, where the reader has it go on in 300.2a (judgement call)",
@@ -364,6 +361,23 @@ def test_a_rule_goes_on_in_the_whole_not_in_a_piece_cut_from_it(data: Dataset) -
     assert line["canonical_number"] == "510.1"
     piece = data.lineages[data.find("510.3", source="cr-2009-07-11")]
     assert piece["split_from"] == line["lineage_id"] and piece["first_source"] == "cr-2009-07-11"
+
+
+def test_a_rule_goes_on_whole_not_as_a_subrule_holding_it(data: Dataset) -> None:
+    """Held-out M40 and step key S175 (two readers, judgement calls): June 2023
+    folded the meld rules (713) into the double-faced card rules; the meld head
+    rule 713.1 is 712.4 ("meld cards have a Magic card face on one side and half
+    of an oversized card face on the other"), not the subrule 712.1g that pointed
+    to rule 713 in the same words and more; 712.1g was merged into it. Between
+    two rules of one kind the closer wording decides nothing: 712.7 still goes
+    on in 712.11, and the meld rule 713.8 ends."""
+    meld = data.lineages[data.find("713.1", source="cr-2023-02-03")]
+    assert (meld["canonical_number"], meld["first_source"], meld["first_number"]) == ("712.4", "cr-2016-08-26", "712.1")
+    pointer = data.lineages[data.find("712.1g", source="cr-2023-02-03")]
+    assert (pointer["ended"], pointer["ended_in"], pointer["merged_into"]) == (
+        "merged", "cr-2023-06-16", meld["lineage_id"])
+    assert data.lineages[data.find("712.7", source="cr-2023-02-03")]["canonical_number"] == "712.11"
+    assert data.lineages[data.find("713.8", source="cr-2023-02-03")]["ended"] == "removed"
 
 
 def test_a_rule_moves_into_a_new_keyword_section_only_if_it_names_the_keyword(data: Dataset) -> None:
