@@ -319,6 +319,7 @@ def align_pair(a: Release, b: Release) -> Step:
         _closest_letters(a, b, step, subjects, alike)
         _closest_rare_words(a, b, step, subjects)
         _only_child_left(a, b, step, subjects)
+    _parent_opens(a, b, step)
     _vote_sections(a, b, step, last=True)
     return step
 
@@ -1253,6 +1254,35 @@ def _whole_before_part(a: Release, b: Release, step: Step) -> None:
             left.remove(k)
             del step.pairs[i], step.scores[i]
             _pair(step, k, j, _likeness(a.keys[k], new))
+            step.merged_into[i] = j
+
+
+def _parent_opens(a: Release, b: Release, step: Step) -> None:
+    """A subrule paired with a new rule that opens with what the subrule's own
+    rule said (the text before the subrule's, ``MIN_ABSORBED`` alike in words
+    to the rule's first sentence) is merged there, and the rule, not paired by
+    any pass (left over, or merged), goes on in it: the two became one rule,
+    which opens as the rule did. July 2009's blocking check 500.3 ("as part of
+    declaring blockers, the defending player checks each creature he or she
+    controls to see whether it must block, can't block, ...") is 509.1b ("the
+    defending player checks each creature he or she controls to see whether
+    it's affected by any restrictions ..."), which goes on with its subrule
+    500.3a, the evasion rule, word for word; 500.3 had been merged into
+    509.1c, the requirements check that continues 500.4."""
+    back = {j: i for i, j in step.pairs.items()}
+    for j, i in sorted(back.items()):
+        parent = a.at.get(section_of(a.numbers[i]))
+        if parent is None or parent == i or parent in step.pairs or not _lettered(a.numbers[i]):
+            continue
+        found = fuzz.partial_ratio_alignment(a.keys[i], b.keys[j], score_cutoff=MIN_TAKEN_IN)
+        if found is None or found.dest_start == 0:
+            continue
+        opening = b.keys[j][:found.dest_start]
+        score = fuzz.token_set_ratio(_first_sentence(a.keys[parent]), opening)
+        if score >= MIN_ABSORBED:
+            del step.pairs[i], step.scores[i]
+            step.merged_into.pop(parent, None)
+            _pair(step, parent, j, _likeness(a.keys[parent], b.keys[j]))
             step.merged_into[i] = j
 
 
