@@ -84,6 +84,13 @@ HELDOUT_WRONG = {
     # then, were put right after it was traced: _whole_before_piece, _parent_opens).
     "R05": "113.2: the ability definition 402.1 goes on in its piece on what abilities affect (112.2), the "
            "reader's 112.1a continuing 400.1 as step key S337's reader has it, clear (a judgement call)",
+    # The eighth draw, traced at 9184877 (the pipeline's answers recorded first); all three judgement calls.
+    "T09": "508.1f: 1999's 308.2 (declaring attackers: legality, tapping, costs) goes on in its cost step 508.1f, "
+           "where the reader has 508.1, whose steps hold all of it but which opens with 308.1's lead-in",
+    "T10": "205.2a: 1999's 212.1 goes on in the list of card types (2003's 205.2a, its opening), where the reader "
+           "has 205.2b, the multiple-types sentences, most of its words (naming 205.2a the alternative)",
+    "T17": "112.1b: 2006's spell definition 213.3 goes on in the copy-of-a-card clause 111.1b of July 2009, where the "
+           "reader has it merged into 111.1 (naming removed the alternative)",
 }
 
 
