@@ -152,22 +152,28 @@ def references(raw: Path) -> dict[str, float]:
     return {k: round(v, 3) for k, v in seconds.items()}
 
 
-def _group_rss_mb(pgid: int) -> float:
-    """Resident memory summed over the processes of a process group (Linux ``/proc``)."""
+def _group_memory_mb(pgid: int) -> tuple[float, float]:
+    """Memory of the processes of a process group (Linux ``/proc``): resident
+    memory summed (a page two processes share counts twice: the workers start
+    as copies of the job), and proportional memory summed (``Pss``: a shared page
+    counts once, split among the processes that share it)."""
     page = os.sysconf("SC_PAGE_SIZE")
-    total = 0
+    rss = pss = 0
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
             with open(f"/proc/{entry.name}/stat", "rb") as fh:
                 stat = fh.read()
-        except OSError:
+            fields = stat[stat.rfind(b")") + 2:].split()
+            if int(fields[2]) != pgid:
+                continue
+            rss += int(fields[21]) * page
+            with open(f"/proc/{entry.name}/smaps_rollup", "rb") as fh:
+                pss += next((int(line.split()[1]) * 1024 for line in fh if line.startswith(b"Pss:")), 0)
+        except OSError:  # gone meanwhile, or not ours to read
             continue
-        fields = stat[stat.rfind(b")") + 2:].split()
-        if int(fields[2]) == pgid:
-            total += int(fields[21]) * page
-    return total / 1e6
+    return rss / 1e6, pss / 1e6
 
 
 def available_mb() -> float:
@@ -187,14 +193,14 @@ def run_child(args: list[str], cap_mb: float, timeout: float | None) -> dict[str
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.bench", *args], cwd=ROOT, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak = [0.0]
+    peak = [0.0, 0.0]
     why = [""]
     done = threading.Event()
 
     def watch() -> None:
         while not done.wait(0.2):
-            mb = _group_rss_mb(proc.pid)
-            peak[0] = max(peak[0], mb)
+            mb, pss = _group_memory_mb(proc.pid)
+            peak[0], peak[1] = max(peak[0], mb), max(peak[1], pss)
             over = mb > cap_mb
             late = timeout is not None and time.perf_counter() - start > timeout
             if over or late:
@@ -216,6 +222,7 @@ def run_child(args: list[str], cap_mb: float, timeout: float | None) -> dict[str
         tail = (stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
         why[0] = f"failed (exit code {proc.returncode}): {tail[:300]}"
     found["peak_tree_mb"] = round(peak[0], 1)
+    found["peak_tree_pss_mb"] = round(peak[1], 1)
     if why[0]:
         found.update(failed=why[0], wall_seconds=seconds)
     return found
@@ -363,7 +370,7 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None = None) -> str:
         f"dated after {g['after']} (seed {g['seed']})",
         "",
         f"{'scale':>5} {'files':>5} {'MB':>6} " + " ".join(f"{s:>7}" for s in STAGES)
-        + f" {'total s':>8} {'MB/s':>6} {'peak MB':>8} {'all MB':>7}  status",
+        + f" {'total s':>8} {'MB/s':>6} {'peak MB':>8} {'all MB':>7} {'all PSS':>7}  status",
     ]
     rows = doc["runs"]
     for row in rows:
@@ -379,10 +386,12 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None = None) -> str:
         status = f"{cold['status']}" + (f", {cold['problems']} problems" if cold.get("problems") else "")
         lines.append(
             f"{row['scale']:>5} {row['files']:>5} {row['mb']:>6.1f} {cells} {cold['seconds']:>8.2f}"
-            f" {row['mb'] / cold['seconds']:>6.2f} {cold['peak_mb']:>8.0f} {cold['peak_tree_mb']:>7.0f}  {status}"
+            f" {row['mb'] / cold['seconds']:>6.2f} {cold['peak_mb']:>8.0f} {cold['peak_tree_mb']:>7.0f}"
+            f" {_cell(cold.get('peak_tree_pss_mb'), '.0f', 7)}  {status}"
         )
     lines.append("(decode, parse: CPU seconds summed over the parallel workers; the other stages: wall seconds;")
-    lines.append(" peak MB: the job's process; all MB: it and its workers, summed, sampled every 0.2 s)")
+    lines.append(" peak MB: the job's process; all MB: it and its workers, resident memory summed, sampled every")
+    lines.append(" 0.2 s; all PSS: the same with each shared page counted once, the goal's measure)")
     lines += ["", f"{'MB/s':>5} " + " ".join(f"{s:>7}" for s in STAGES)]
     for row in rows:
         if _ok(row):
