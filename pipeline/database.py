@@ -16,12 +16,14 @@ from __future__ import annotations
 import errno
 import hashlib
 import multiprocessing
+import queue
 import re
 import signal
 import sqlite3
+import threading
 import unicodedata
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,21 +47,60 @@ def _create(table: Table) -> str:
 
 
 class Building:
-    """``build`` running in a forked process (which shares the tables without copying)."""
+    """``build`` running in a process of its own, sent each table's rows as the
+    job writes them to its CSV file (``feed``; ``written`` when a table is
+    complete), in the order of ``TABLES``.
 
-    def __init__(self, tables: Mapping[str, Iterable[Row]], path: Path, reference: str) -> None:
-        ctx = multiprocessing.get_context("fork")
+    The process starts from the small ``forkserver`` process, not as a copy of
+    the job: a forked copy that read the job's rows touched each of them, and so
+    copied the pages it shared with its parent (475 MB of its own at 1x). A
+    thread of the job sends the rows (pickled, 10,000 at a time), so that the
+    job writes on while the process loads them."""
+
+    def __init__(self, path: Path, reference: str) -> None:
+        ctx = multiprocessing.get_context("forkserver")
         self.path = path
         self._reader, writer = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(target=_build_child, args=(tables, path, reference, writer), daemon=True)
+        rows_in, self._rows_out = ctx.Pipe(duplex=False)
+        self._proc = ctx.Process(target=_build_child, args=(path, reference, rows_in, writer), daemon=True)
         self._proc.start()
         writer.close()
+        rows_in.close()
+        self._queue: queue.SimpleQueue[tuple[str, list[Row] | None] | None] = queue.SimpleQueue()
+        self._gone = False
+        self._sender = threading.Thread(target=self._send, name="database-rows", daemon=True)
+        self._sender.start()
         self._outcome: tuple[str, str] | None = None
+
+    def feed(self, table: str, rows: list[Row]) -> None:
+        """Rows of ``table``, in its column order."""
+        self._put((table, rows))
+
+    def written(self, table: str) -> None:
+        """``table`` is complete."""
+        self._put((table, None))
+
+    def _put(self, item: tuple[str, list[Row] | None] | None) -> None:
+        if not self._gone:  # else the process has gone: ``wait`` says why
+            self._queue.put(item)
+
+    def _send(self) -> None:
+        try:
+            while (item := self._queue.get()) is not None:
+                self._rows_out.send(item)
+        except (OSError, ValueError):  # the process has gone (failed, or stopped): its rows are let go
+            self._gone = True
+            while not self._queue.empty():
+                self._queue.get_nowait()
+        finally:
+            self._rows_out.close()
 
     def wait(self) -> str:
         """Wait for it; raise OSError if it failed, else return the file's sha256
         (hashed by that process too). Asked again, it answers the same."""
         if self._outcome is None:
+            self._put(None)
+            self._sender.join()
             try:
                 self._outcome = self._reader.recv()
             except EOFError:  # it ended before it said anything (killed, say)
@@ -73,23 +114,55 @@ class Building:
     def stop(self) -> None:
         """End it at once and wait until it has (the run was interrupted: it is
         not to write on in a folder that is being removed)."""
+        self._put(None)
         if self._proc.is_alive():
             self._proc.terminate()
         self._proc.join()
+        self._sender.join(timeout=SENDER_JOIN_SECONDS)  # a send the ended process cut short has failed by now
 
 
-def build_aside(tables: Mapping[str, Iterable[Row]], path: Path, reference: str) -> Building:
-    """Start ``build`` in a forked process; ``wait`` for it, or ``stop`` it."""
-    return Building(tables, path, reference)
+# How long ``stop`` waits for the sending thread (it ends once the process has).
+SENDER_JOIN_SECONDS = 5.0
 
 
-def _build_child(tables: Mapping[str, Iterable[Row]], path: Path, reference: str, writer: Any) -> None:
+def build_aside(path: Path, reference: str) -> Building:
+    """Start ``build`` in a process of its own: ``feed`` it each table's rows as
+    they are written, then ``wait`` for it, or ``stop`` it."""
+    return Building(path, reference)
+
+
+class _Fed(Mapping[str, Iterable[Row]]):
+    """The rows of each table as the job sends them (``Building.feed``), in the order of ``TABLES``."""
+
+    def __init__(self, rows_in: Any) -> None:
+        self.rows_in = rows_in
+
+    def __getitem__(self, name: str) -> Iterable[Row]:
+        return self._rows(name)
+
+    def _rows(self, name: str) -> Iterator[Row]:
+        while True:
+            table, rows = self.rows_in.recv()  # EOFError if the job went: this process ends too
+            if table != name:
+                raise ValueError(f"rows of {table} came where those of {name} were due")
+            if rows is None:
+                return
+            yield from rows
+
+    def __iter__(self) -> Iterator[str]:
+        return (table.name for table in TABLES)
+
+    def __len__(self) -> int:
+        return len(TABLES)
+
+
+def _build_child(path: Path, reference: str, rows_in: Any, writer: Any) -> None:
     # Ctrl-C is the parent's to handle (it exits and ends this daemon process);
     # SIGTERM, as sent by the parent on its way out, ends this one quietly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
-        build(tables, path, reference)
+        build(_Fed(rows_in), path, reference)
         with path.open("rb") as fh:
             digest = hashlib.file_digest(fh, "sha256")
     except Exception as exc:  # reported to the parent, which fails the run cleanly

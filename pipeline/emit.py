@@ -5,9 +5,10 @@ Each table's rows are made once, as tuples in the contract's column order; the
 large tables (the ledger, renumber_map, rule_history, ...) are not kept as lists
 at all but made from the corpus's own records each time they are read. They are
 written as the csv module writes them (``\\n`` line ends, stable order), hashed on
-their way to the file. Meanwhile a forked process loads the same rows into
-SQLite, and a thread copies each CSV, once written, to Parquet (Arrow reads and
-writes outside the GIL) while the next one is written.
+their way to the file. Meanwhile a process of its own loads the same rows into
+SQLite as they are written (``database.Building``), and a thread copies each
+CSV, once written, to Parquet (Arrow reads and writes outside the GIL) while the
+next one is written.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from itertools import islice
 from operator import attrgetter, itemgetter
 from pathlib import Path
@@ -87,8 +88,10 @@ class _HashingFile(io.RawIOBase):
         super().close()
 
 
-def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Row]) -> tuple[int, str]:
+def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Row],
+              also: Callable[[list[Row]], None] | None = None) -> tuple[int, str]:
     """Write a header and rows; returns the rows written and the file's sha256.
+    ``also`` is given the rows too, 10,000 at a time, as they are written.
 
     The bytes are those of the csv module (``QUOTE_MINIMAL``, ``\\n`` line ends), which
     writes the same as pandas' ``to_csv`` here, four times faster (a test holds the two
@@ -103,6 +106,8 @@ def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Row]) -> tuple[
             columns_of = (_cells(column, quoted) for column in zip(*chunk, strict=True))
             lines = map(",".join, zip(*columns_of, strict=True))
             fh.write("\n".join(lines) + "\n")
+            if also is not None:
+                also(chunk)
             n += len(chunk)
     return n, sink.digest.hexdigest()
 
@@ -417,8 +422,9 @@ def _parquet_copy(out: Path, name: str) -> tuple[str, int, str]:
 def write(corpus: Corpus, out: Path) -> Written:
     """Write every table (CSV and Parquet), ``rules.json`` and ``rules.sqlite`` into ``out``.
 
-    The database is built in a second process meanwhile, from the same rows; each
-    Parquet copy is made in a thread as soon as its CSV is written."""
+    The database is built in a second process meanwhile, from the rows as they
+    are written; each Parquet copy is made in a thread as soon as its CSV is
+    written."""
     with workers.fewer_collections():
         return _write(corpus, out)
 
@@ -431,11 +437,12 @@ def _write(corpus: Corpus, out: Path) -> Written:
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet")
     building: database.Building | None = None
     try:
-        building = database.build_aside(data, out / DATABASE, corpus.reference)
+        building = database.build_aside(out / DATABASE, corpus.reference)
         copies: list[Future[tuple[str, int, str]]] = []
-        for name, table in data.items():
+        for name in sorted(data, key=[t.name for t in TABLES].index):  # in the order the database loads them
             file = f"{name}.csv"
-            rows[file], sha256[file] = write_csv(out / file, COLUMNS[name], table)
+            rows[file], sha256[file] = write_csv(out / file, COLUMNS[name], data[name], partial(building.feed, name))
+            building.written(name)
             copies.append(pool.submit(_parquet_copy, out, name))
         doc = rules_json(corpus, data)
         validate_rules_json(doc)
