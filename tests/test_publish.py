@@ -238,10 +238,10 @@ def test_failed_write_leaves_out_unchanged(small_raw: Path, tmp_path: Path, monk
     before = _digests(out)
     real = emit.write_csv
 
-    def full_disk(path, columns, rows):  # type: ignore[no-untyped-def]
+    def full_disk(path, columns, rows, also=None):  # type: ignore[no-untyped-def]
         if path.name == "xrefs.csv":
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
-        return real(path, columns, rows)
+        return real(path, columns, rows, also)
 
     monkeypatch.setattr(emit, "write_csv", full_disk)
     code, output = _ingest(small_raw, out, "--full")
