@@ -1165,7 +1165,12 @@ def _cut_into_a_list(a: Release, b: Release, step: Step) -> None:
     planeswalker rule 212.9f (one rule: their abilities, when one may be
     activated, the loyalty cost, a negative cost) is 306.7 (when one may be
     activated), over 306.7a and b; it had gone on in its last sentence, 306.7b.
-    ``_split_into_subrules`` does this where numbers were kept."""
+    A rule that listed its items inline, "(a) ... or (b) ...", opens mostly with
+    them: what it says outside them counts instead. July 2009's mana ability
+    rule 406.1 is 605.1 (what mana abilities are, "regardless of what other
+    effects they may generate"), over one subrule per item; it had gone on in
+    the first item, 605.1a. ``_split_into_subrules`` does this where numbers
+    were kept."""
     back = {j: i for i, j in step.pairs.items()}
     for i, piece in list(step.pairs.items()):
         head = b.at.get(section_of(b.numbers[piece]))
@@ -1173,7 +1178,7 @@ def _cut_into_a_list(a: Release, b: Release, step: Step) -> None:
             continue
         cut = [k for k in _subrules(b, head) if back.get(k, i) == i
                and fuzz.token_set_ratio(a.keys[i], b.keys[k]) >= MIN_CONTAINED]
-        opening = _first_sentence(a.keys[i])
+        opening = _outside_items(a.keys[i]) or _first_sentence(a.keys[i])
         if (len(cut) < 2 or piece not in cut
                 or _words_kept(opening, b.keys[head]) <= max(_words_kept(opening, b.keys[k]) for k in cut)):
             continue
@@ -1182,6 +1187,24 @@ def _cut_into_a_list(a: Release, b: Release, step: Step) -> None:
             del back[piece]
             _pair(step, i, head, score)
             back[head] = i
+
+
+# An item of a list written inline, "(a) ..." up to the end of its clause.
+_INLINE_ITEM = re.compile(r"\([a-z]\) [^.;:]*")
+
+
+def _outside_items(text: str) -> str:
+    """What a rule that lists items inline, "(a) ... or (b) ...", says outside
+    them, or "" if it lists none: when the items became subrules, the rule they
+    are lettered under carries the rest.
+
+    >>> _outside_items("a mana ability is either (a) an activated ability or (b) a triggered "
+    ...                "ability. a mana ability can generate other effects.")
+    'a mana ability is either . a mana ability can generate other effects.'
+    """
+    if "(a) " not in text or "(b) " not in text:
+        return ""
+    return " ".join(_INLINE_ITEM.sub(" ", text).split())
 
 
 def _whole_before_piece(a: Release, b: Release, step: Step) -> None:
