@@ -18,6 +18,7 @@ import io
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Mapping as Lookup
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache, partial
@@ -240,8 +241,42 @@ def _as_rows(name: str, rows: Iterable[dict[str, Any]]) -> list[Row]:
     return list(map(itemgetter(*COLUMNS[name]), rows))
 
 
-def tables(corpus: Corpus) -> dict[str, Iterable[Row]]:
+class _Tables(Lookup[str, Iterable[Row]]):
+    """Every table of the contract, its rows in column order. ``elements`` and
+    ``sources`` are the corpus's own; the others are derived from it all, once,
+    when the first of them is asked for, so that the first two can be written
+    (and sent to the database process) meanwhile."""
+
+    FIRST = ("elements", "sources")
+    DERIVED = ("sections", "rules", "renumber_map", "qa", "xrefs", "glossary", "rule_history", "lineages", "noise")
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        self._derived: dict[str, Iterable[Row]] | None = None
+
+    def __getitem__(self, name: str) -> Iterable[Row]:
+        if name == "elements":
+            return OnDemand(element_row, self.corpus.elements)
+        if name == "sources":
+            return _as_rows("sources", map(source_row, self.corpus.sources))
+        if self._derived is None:
+            self._derived = _derived(self.corpus)
+        return self._derived[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((*self.FIRST, *self.DERIVED))
+
+    def __len__(self) -> int:
+        return len(self.FIRST) + len(self.DERIVED)
+
+
+def tables(corpus: Corpus) -> Lookup[str, Iterable[Row]]:
     """Every table of the contract, its rows in column order."""
+    return _Tables(corpus)
+
+
+def _derived(corpus: Corpus) -> dict[str, Iterable[Row]]:
+    """The tables made from the whole corpus (all but ``elements`` and ``sources``)."""
     els = corpus.elements
     section = cache(section_of)  # a few thousand numbers, asked for hundreds of thousands of times
     ref = [el for el in els if el.source_id == corpus.reference]
@@ -322,8 +357,6 @@ def tables(corpus: Corpus) -> dict[str, Iterable[Row]]:
                     "target_canonical": mapped, "target": target,
                 })
     return {
-        "elements": OnDemand(element_row, els),
-        "sources": _as_rows("sources", map(source_row, corpus.sources)),
         "sections": _as_rows("sections", sections),
         "rules": _as_rows("rules", rules),
         "renumber_map": OnDemand(_getter("renumber_map"), _with_xrefs(corpus.mappings, by_xref)),
@@ -347,7 +380,7 @@ def _columns(name: str, *columns: str) -> Callable[[Row], Row]:
     return itemgetter(*(COLUMNS[name].index(c) for c in columns))
 
 
-def rules_json(corpus: Corpus, rows: dict[str, Iterable[Row]]) -> dict[str, Any]:
+def rules_json(corpus: Corpus, rows: Lookup[str, Iterable[Row]]) -> dict[str, Any]:
     """The canonical dataset as one tree (CONTRACT.md, ``rules.json``)."""
     variants: dict[str, list[dict[str, Any]]] = defaultdict(list)
     examples: dict[str, list[str]] = defaultdict(list)
