@@ -24,6 +24,7 @@ import threading
 import unicodedata
 import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,14 +64,20 @@ class Building:
         self._reader, writer = ctx.Pipe(duplex=False)
         rows_in, self._rows_out = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_build_child, args=(path, reference, rows_in, writer), daemon=True)
-        self._proc.start()
-        writer.close()
-        rows_in.close()
-        self._queue: queue.SimpleQueue[tuple[str, list[Row] | None] | None] = queue.SimpleQueue()
-        self._gone = False
-        self._sender = threading.Thread(target=self._send, name="database-rows", daemon=True)
-        self._sender.start()
-        self._outcome: tuple[str, str] | None = None
+        with _ctrl_c_held():
+            self._proc.start()
+        try:
+            writer.close()
+            rows_in.close()
+            self._queue: queue.SimpleQueue[tuple[str, list[Row] | None] | None] = queue.SimpleQueue()
+            self._gone = False
+            self._sender = threading.Thread(target=self._send, name="database-rows", daemon=True)
+            self._sender.start()
+            self._outcome: tuple[str, str] | None = None
+        except BaseException:  # a Ctrl-C here: the caller has no Building to stop
+            self._proc.terminate()
+            self._proc.join()
+            raise
 
     def feed(self, table: str, rows: list[Row]) -> None:
         """Rows of ``table``, in its column order."""
@@ -125,6 +132,26 @@ class Building:
 SENDER_JOIN_SECONDS = 5.0
 
 
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold a Ctrl-C back until the block is done, then take it as it would
+    have been taken. Python's forkserver, asked for a process, reads the
+    asker's pipes from a socket; a Ctrl-C that cut the asking short made it
+    fail with a traceback of its own, printed under the job's "interrupted".
+    (Only the main thread can set a handler: elsewhere the block just runs.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    before = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+    if held and callable(before):
+        before(signal.SIGINT, None)
+
+
 def build_aside(path: Path, reference: str) -> Building:
     """Start ``build`` in a process of its own: ``feed`` it each table's rows as
     they are written, then ``wait`` for it, or ``stop`` it."""
@@ -134,15 +161,23 @@ def build_aside(path: Path, reference: str) -> Building:
 class _Fed(Mapping[str, Iterable[Row]]):
     """The rows of each table as the job sends them (``Building.feed``), in the order of ``TABLES``."""
 
-    def __init__(self, rows_in: Any) -> None:
+    def __init__(self, rows_in: Any, first: tuple[str, list[Row] | None]) -> None:
         self.rows_in = rows_in
+        self._first: tuple[str, list[Row] | None] | None = first  # received before the file was made
 
     def __getitem__(self, name: str) -> Iterable[Row]:
         return self._rows(name)
 
+    def _next(self) -> tuple[str, list[Row] | None]:
+        if self._first is not None:
+            first, self._first = self._first, None
+            return first
+        item: tuple[str, list[Row] | None] = self.rows_in.recv()  # EOFError if the job went: this process ends too
+        return item
+
     def _rows(self, name: str) -> Iterator[Row]:
         while True:
-            table, rows = self.rows_in.recv()  # EOFError if the job went: this process ends too
+            table, rows = self._next()
             if table != name:
                 raise ValueError(f"rows of {table} came where those of {name} were due")
             if rows is None:
@@ -162,13 +197,23 @@ def _build_child(path: Path, reference: str, rows_in: Any, writer: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
-        build(_Fed(rows_in), path, reference)
-        with path.open("rb") as fh:
-            digest = hashlib.file_digest(fh, "sha256")
-    except Exception as exc:  # reported to the parent, which fails the run cleanly
-        writer.send((f"{type(exc).__name__}: {exc}", ""))
-    else:
-        writer.send(("", digest.hexdigest()))
+        # Nothing is made before the first rows come: a Ctrl-C while this process
+        # was being started can leave the job without it to stop, and the job
+        # then removes its staging folder and goes; this process sees the pipe
+        # end and goes too, quietly (it had tried to make the file in the removed
+        # folder, failed, and printed a traceback when it could not say so).
+        try:
+            first = rows_in.recv()
+        except EOFError:
+            return
+        try:
+            build(_Fed(rows_in, first), path, reference)
+            with path.open("rb") as fh:
+                outcome = ("", hashlib.file_digest(fh, "sha256").hexdigest())
+        except Exception as exc:  # reported to the parent, which fails the run cleanly
+            outcome = (f"{type(exc).__name__}: {exc}", "")
+        with suppress(OSError):  # else the job has gone: there is nobody to tell
+            writer.send(outcome)
     finally:
         writer.close()
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import signal
 import sqlite3
+import time
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -152,3 +154,46 @@ def test_a_database_process_that_fails_is_reported_and_stops_taking_rows(tmp_pat
     assert not building._proc.is_alive() and not building._sender.is_alive()
     building.feed("elements", [("b",)])  # after the process: nothing is kept
     assert building._queue.empty()
+
+
+def test_a_database_process_whose_job_went_before_its_rows_makes_nothing(tmp_path: Path) -> None:
+    """A Ctrl-C while the process was being started can leave the job without
+    it to stop: the job removes its staging folder and goes. The process, whose
+    pipe then ends before any row came, makes no file and ends quietly (it had
+    made an empty file, or failed to in the removed folder, and printed a
+    traceback when it could not say so)."""
+    path = tmp_path / "rules.sqlite"
+    building = database.build_aside(path, "")
+    building._put(None)  # what the job's going does to the pipe: it ends, no row sent
+    building._sender.join(timeout=30)
+    building._proc.join(timeout=30)
+    assert building._proc.exitcode == 0
+    assert not path.exists()
+
+
+def test_a_database_process_whose_job_went_after_its_rows_ends_quietly(tmp_path: Path) -> None:
+    """The job went while the process built (its staging folder removed): the
+    process fails, and finds nobody to tell; it ends without a traceback (exit 0)."""
+    building = database.build_aside(tmp_path / "gone" / "rules.sqlite", "")
+    building._reader.close()  # the job's end of the outcome pipe, as when it has gone
+    building.feed("sources", [("a",) * len(COLUMNS["sources"])])
+    building.written("sources")
+    building._put(None)
+    building._sender.join(timeout=30)
+    building._proc.join(timeout=30)
+    assert building._proc.exitcode == 0
+
+
+def test_a_ctrl_c_while_the_database_process_starts_is_taken_once_it_has() -> None:
+    """Python's forkserver fails with a traceback of its own when a Ctrl-C cuts
+    short the request for a process: it is held back until the request is done,
+    then taken as before (KeyboardInterrupt), and the handler is what it was."""
+    before = signal.getsignal(signal.SIGINT)
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with database._ctrl_c_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            done.append("the block ran to its end")
+    assert done == ["the block ran to its end"]
+    assert signal.getsignal(signal.SIGINT) is before
