@@ -247,9 +247,6 @@ class _Tables(Lookup[str, Iterable[Row]]):
     when the first of them is asked for, so that the first two can be written
     (and sent to the database process) meanwhile."""
 
-    FIRST = ("elements", "sources")
-    DERIVED = ("sections", "rules", "renumber_map", "qa", "xrefs", "glossary", "rule_history", "lineages", "noise")
-
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
         self._derived: dict[str, Iterable[Row]] | None = None
@@ -264,10 +261,10 @@ class _Tables(Lookup[str, Iterable[Row]]):
         return self._derived[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter((*self.FIRST, *self.DERIVED))
+        return (table.name for table in TABLES)
 
     def __len__(self) -> int:
-        return len(self.FIRST) + len(self.DERIVED)
+        return len(TABLES)
 
 
 def tables(corpus: Corpus) -> Lookup[str, Iterable[Row]]:
