@@ -244,6 +244,8 @@ def build(tables: Mapping[str, Iterable[Row]], path: Path, reference: str = "") 
             con.executemany(f'INSERT INTO "{table.name}" VALUES ({marks})', tables[table.name])
             for col in table.indexes:
                 con.execute(f'CREATE INDEX "{table.name}_{col}" ON "{table.name}" ("{col}")')
+            if table.name == "elements":
+                _build_search_in(con, reference)
         _build_search(con, reference)
         con.commit()
     finally:
@@ -253,7 +255,11 @@ def build(tables: Mapping[str, Iterable[Row]], path: Path, reference: str = "") 
 SEARCHED = "('rule', 'glossary', 'qa')"
 
 
-def _build_search(con: sqlite3.Connection, reference: str) -> None:
+def _build_search_in(con: sqlite3.Connection, reference: str) -> None:
+    """Which elements have each searched wording, and which of them each shows.
+    It reads ``sources`` and ``elements`` alone, and is made as soon as they are
+    loaded: the job is then still making the tables derived from them, and this
+    process would wait for their rows meanwhile."""
     # An entry is the rowid of the first element with a wording; search_in lists
     # every element with it. An element's rowid is its place in elements.csv.
     con.execute("CREATE TABLE search_in (entry INTEGER NOT NULL, source_id TEXT NOT NULL, number_as_written TEXT, "
@@ -265,26 +271,45 @@ def _build_search(con: sqlite3.Connection, reference: str) -> None:
     )
     con.execute("CREATE INDEX search_in_entry ON search_in (entry, source_id)")
     con.execute("CREATE INDEX search_in_source ON search_in (source_id, entry)")
+    # Each wording is shown from the reference when it has it, else from the
+    # newest source with it (an undated one dated by the release it is like),
+    # as that source first numbers it. The sources ranked so once (rank 1 the
+    # best), each entry's best rank is a minimum over its rows, and the row it
+    # shows one look-up in search_in's index: not a sort of all 300,000 rows
+    # (1.3 s at 1x, against 0.2).
+    con.execute("CREATE TEMP TABLE rank (source_id TEXT PRIMARY KEY, r INTEGER NOT NULL UNIQUE) WITHOUT ROWID")
+    con.execute(
+        "INSERT INTO temp.rank SELECT so.source_id, row_number() OVER (ORDER BY so.source_id = :ref DESC, "
+        " coalesce(so.effective_date, lk.effective_date, '') DESC, so.effective_date IS NULL, so.source_id) "
+        "FROM sources so LEFT JOIN sources lk ON lk.source_id = so.numbering_like",
+        {"ref": reference},
+    )
+    con.execute("CREATE TEMP TABLE shown (entry INTEGER PRIMARY KEY, source_id TEXT, number_as_written TEXT, "
+                "element INTEGER)")
+    con.execute(
+        "WITH best AS (SELECT m.entry, min(k.r) AS r FROM search_in m JOIN temp.rank k ON k.source_id = m.source_id "
+        " GROUP BY m.entry) "
+        "INSERT INTO temp.shown SELECT m.entry, m.source_id, m.number_as_written, m.element "
+        "FROM best JOIN temp.rank k ON k.r = best.r JOIN search_in m ON m.rowid = ("
+        " SELECT x.rowid FROM search_in x WHERE x.entry = best.entry AND x.source_id = k.source_id "
+        " ORDER BY x.number_as_written, x.element LIMIT 1)"
+    )
+
+
+def _build_search(con: sqlite3.Connection, reference: str) -> None:
+    """The full-text index: each wording of ``search_in`` once, as ``temp.shown`` shows it."""
     con.execute(
         "CREATE VIRTUAL TABLE search USING fts5(kind, number, title, text, number_as_written UNINDEXED, "
         "source_id UNINDEXED, current UNINDEXED, position UNINDEXED, tokenize = 'unicode61 remove_diacritics 2')"
     )
-    # Each wording is shown from the reference when it has it, else from the
-    # newest source with it (an undated one dated by the release it is like).
     con.execute(
-        "WITH shown AS (SELECT m.entry, m.source_id, m.number_as_written, m.element, "
-        " row_number() OVER (PARTITION BY m.entry "
-        "  ORDER BY m.source_id = :ref DESC, coalesce(so.effective_date, lk.effective_date, '') DESC, "
-        "  so.effective_date IS NULL, m.source_id, m.number_as_written) AS k "
-        " FROM search_in m JOIN sources so ON so.source_id = m.source_id "
-        " LEFT JOIN sources lk ON lk.source_id = so.numbering_like) "
         "INSERT INTO search (rowid, kind, number, title, text, number_as_written, source_id, current, position) "
         "SELECT e.rowid, e.kind, "
         " coalesce(CASE e.kind WHEN 'qa' THEN q.section ELSE e.canonical_number END, ''), "
         " coalesce(CASE e.kind WHEN 'rule' THEN s.title WHEN 'glossary' THEN e.term ELSE e.question END, ''), "
         " coalesce(CASE e.kind WHEN 'qa' THEN e.answer ELSE e.text END, ''), "
         " coalesce(shown.number_as_written, ''), shown.source_id, shown.source_id = :ref, shown.element "
-        "FROM elements e JOIN shown ON shown.entry = e.rowid AND shown.k = 1 "
+        "FROM elements e JOIN temp.shown ON shown.entry = e.rowid "
         "LEFT JOIN rules r ON e.kind = 'rule' AND r.number = e.canonical_number "
         "LEFT JOIN sections s ON s.number = r.section "
         "LEFT JOIN qa q ON e.kind = 'qa' AND q.qa_id = e.element_id "
