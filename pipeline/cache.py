@@ -75,11 +75,14 @@ class SourceCache:
 
     def put(self, key: str, value: Any) -> None:
         """Write atomically (temp file, then rename), so a killed run leaves no torn entry."""
+        self.put_pickled(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def put_pickled(self, key: str, data: bytes) -> None:
+        """``put`` for a value already pickled (``data``: what ``get`` loads)."""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             tmp = self.folder / f".{key}.{os.getpid()}.tmp"
-            with tmp.open("wb") as fh:
-                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            tmp.write_bytes(data)
             os.replace(tmp, self.folder / f"{key}.pickle")
         except OSError:
             pass  # a cache that cannot be written only costs time
