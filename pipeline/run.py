@@ -141,8 +141,8 @@ ReadResult = tuple[Source, list[Element], dict[str, float] | None]  # what stage
 # tuple pickles through a Python method per element (``__getnewargs__``), plain
 # tuples wholly in C: 0.8 s against 0.3 s for the elements of the 90 MB
 # benchmark corpus; and a worker that pickled the result for the cache and then
-# again to send it now sends the same bytes.
-# (source, rows), pickled when parsed here; and the seconds by stage, None if it was cached.
+# again to send it now sends the same bytes. A cached entry is read back in the
+# job itself, so it comes unpickled: (source, rows).
 Packed = tuple[bytes | tuple[Source, list[tuple[Any, ...]]], dict[str, float] | None]
 
 
