@@ -119,13 +119,18 @@ def _by_id(sources: Sequence[Source], sid: str) -> Source:
 def _attach_to(src: Source, els: Sequence[Element], releases: list[tuple[Source, Sequence[Element]]],
                pair_sets: Sequence[tuple[str, tuple[set[tuple[str, str]], set[str]]]]) -> str:
     """The chain release a source is read against: the same bytes, the one it
-    shares most numbers and wordings with, else the newest of its wording era."""
+    shares most numbers and wordings with; with no rule to compare, the one in
+    force on the date it states (the front matter of a release cut short is that
+    release's), else the newest of its wording era."""
     for rel, _ in releases:
         if rel.sha256 == src.sha256:
             return rel.source_id
     found = lineage.attach((el for el in els if el.kind == "rule"), pair_sets)
     if found:
         return found
+    in_force = [rel.source_id for rel, _ in releases if src.effective_date and rel.effective_date <= src.effective_date]
+    if in_force:
+        return in_force[-1]
     same_era = [rel.source_id for rel, _ in releases if rel.era == src.era]
     return same_era[-1] if same_era else releases[-1][0].source_id
 

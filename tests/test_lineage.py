@@ -1378,6 +1378,20 @@ def test_a_suspect_half_release_is_mapped_through_the_release_it_matches(tmp_pat
     assert whole["notes"] == [] and whole["summary"]["added"] > diff(out, "cr-2011-06-17", "half")["summary"]["added"]
 
 
+def test_a_copy_cut_before_its_rules_is_read_as_the_release_of_its_date(tmp_path: Path) -> None:
+    """The first 3,000 bytes of cr-2026-04-17 (its front matter: no rule to match)
+    are attached to the release of the date they state, not to the newest one."""
+    (tmp_path / "cut.txt").write_bytes((RAW / "cr-2026-04-17.txt").read_bytes()[:3000])
+    read = [read_source(RAW / f"{name}.txt", RAW, Settings(jobs=1))[:2]
+            for name in ("cr-2026-01-16", "cr-2026-04-17", "cr-2026-08-07")]
+    read.append(read_source(tmp_path / "cut.txt", tmp_path, Settings(jobs=1))[:2])
+    assert read[-1][0].effective_date == "2026-04-17" and not [el for el in read[-1][1] if el.kind == "rule"]
+    vocab = Vocabulary.build([])
+    numbered = numbering.number([src for src, _ in read], [clean(els, vocab) for _, els in read])
+    assert numbered.attached == {"cr-2026-01-16": "cr-2026-01-16", "cr-2026-04-17": "cr-2026-04-17",
+                                 "cr-2026-08-07": "cr-2026-08-07", "cut": "cr-2026-04-17"}
+
+
 def test_adding_a_release_aligns_only_the_new_pair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Steps are cached by the content of both releases: a re-run with one release
     more aligns one pair, and gives the lineages a cold run gives."""
