@@ -238,13 +238,15 @@ def build(tables: Mapping[str, Iterable[Row]], path: Path, reference: str = "") 
     try:
         for pragma in PRAGMAS:
             con.execute(f"PRAGMA {pragma}")
+        loaded: set[str] = set()
         for table in TABLES:
             con.execute(_create(table))
             marks = ", ".join(["nullif(?, '')"] * len(table.columns))
             con.executemany(f'INSERT INTO "{table.name}" VALUES ({marks})', tables[table.name])
             for col in table.indexes:
                 con.execute(f'CREATE INDEX "{table.name}_{col}" ON "{table.name}" ("{col}")')
-            if table.name == "elements":
+            loaded.add(table.name)
+            if loaded >= _SEARCH_IN_READS and table.name in _SEARCH_IN_READS:  # as soon as both are in
                 _build_search_in(con, reference)
         _build_search(con, reference)
         con.commit()
@@ -253,6 +255,7 @@ def build(tables: Mapping[str, Iterable[Row]], path: Path, reference: str = "") 
 
 
 SEARCHED = "('rule', 'glossary', 'qa')"
+_SEARCH_IN_READS = frozenset({"sources", "elements"})  # the tables ``_build_search_in`` reads
 
 
 def _build_search_in(con: sqlite3.Connection, reference: str) -> None:
