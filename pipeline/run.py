@@ -141,8 +141,8 @@ ReadResult = tuple[Source, list[Element], dict[str, float] | None]  # what stage
 # tuple pickles through a Python method per element (``__getnewargs__``), plain
 # tuples wholly in C: 0.8 s against 0.3 s for the elements of the 90 MB
 # benchmark corpus; and a worker that pickled the result for the cache and then
-# again to send it now sends the same bytes. A cached entry is read back in the
-# job itself, so it comes unpickled: (source, rows).
+# again to send it now sends the same bytes. Read in the job itself (a cached
+# entry, or no worker), it comes unpickled: (source, rows).
 Packed = tuple[bytes | tuple[Source, list[tuple[Any, ...]]], dict[str, float] | None]
 
 
@@ -157,10 +157,11 @@ def read_source(
 
 def _read_packed(
     path: Path, raw: Path, settings: Settings, cache: SourceCache | None, sid: str, parse_missing: bool = True,
+    to_send: bool = False,
 ) -> Packed | None:
-    """``read_source`` packed (a worker's task), or None for a file that is
-    neither bad nor cached when ``parse_missing`` is false (it is then parsed
-    elsewhere)."""
+    """``read_source`` packed, pickled if ``to_send`` (a worker's task), or None
+    for a file that is neither bad nor cached when ``parse_missing`` is false (it
+    is then parsed elsewhere)."""
     rel = path.relative_to(raw).as_posix()
     sid = sid or source_id(path)
     try:
@@ -191,14 +192,17 @@ def _read_packed(
         src, elements = _ingest(base, data, settings, seconds)
     except (Quarantine, DecodeError, ParseError) as exc:
         src, elements = replace(base, status="quarantined", error=f"{rel}: {exc}"), []
-    packed = _pack(src, elements)
+    rows = _pack(src, elements)
+    if not cache and not to_send:  # read in this process, and kept nowhere: nothing to pickle
+        return rows, seconds
+    data = pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)
     if cache:
-        cache.put_pickled(key, packed)
-    return packed, seconds
+        cache.put_pickled(key, data)
+    return (data if to_send else rows), seconds
 
 
-def _pack(src: Source, elements: list[Element]) -> bytes:
-    return pickle.dumps((src, [tuple(el) for el in elements]), protocol=pickle.HIGHEST_PROTOCOL)
+def _pack(src: Source, elements: list[Element]) -> tuple[Source, list[tuple[Any, ...]]]:
+    return src, [tuple(el) for el in elements]
 
 
 def _flag_lines(elements: list[Element], line_flags: tuple[tuple[int, str], ...]) -> list[Element]:
@@ -310,7 +314,7 @@ def _read_all(
     if not todo:
         return [result for result in found if result is not None]
     with workers.pool(settings.jobs) as executor:
-        futures = {executor.submit(_read_packed, *args[k]): k for k in todo}
+        futures = {executor.submit(_read_packed, *args[k], True, True): k for k in todo}
         for done, future in enumerate(as_completed(futures), len(args) - len(todo) + 1):
             # Let go of the future once its result is shared: kept, it holds the
             # worker's copy of every wording until the pool closes (stage one twice).
