@@ -314,7 +314,7 @@ def _read_all(
     if not todo:
         return [result for result in found if result is not None]
     with workers.pool(settings.jobs) as executor:
-        futures = {executor.submit(_read_packed, *args[k], True, True): k for k in todo}
+        futures = {executor.submit(_read_packed, *args[k], parse_missing=True, to_send=True): k for k in todo}
         for done, future in enumerate(as_completed(futures), len(args) - len(todo) + 1):
             # Let go of the future once its result is shared: kept, it holds the
             # worker's copy of every wording until the pool closes (stage one twice).
