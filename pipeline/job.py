@@ -167,6 +167,7 @@ def run_job(
         corpus = build(raw, settings, progress, cache)
         staging = publish.staging_dir(out)
         try:
+            staging.mkdir()
             with corpus.clock("emit"):
                 written = emit.write(corpus, staging)
                 hashes = {**written.sha256, **package.write(staging, written.sha256)}

@@ -230,14 +230,15 @@ def lock(out: Path) -> Iterator[None]:
 
 
 def staging_dir(out: Path) -> Path:
-    """A fresh staging folder beside ``out`` (same file system, so the swap is a rename)."""
+    """Where this run stages its outputs: beside ``out`` (same file system, so
+    the swap is a rename), with what earlier runs left there removed. It is not
+    made here: the caller makes it inside the block that removes it, since a
+    Ctrl-C that came just after it was made, before that block, left it behind."""
     out.parent.mkdir(parents=True, exist_ok=True)
     recover(out)
     for stale in leftovers(out, "staging"):
         shutil.rmtree(stale, ignore_errors=True)
-    path = out.parent / f".{out.name}.staging-{os.getpid()}"
-    path.mkdir()
-    return path
+    return out.parent / f".{out.name}.staging-{os.getpid()}"
 
 
 def recover(out: Path) -> None:
