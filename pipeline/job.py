@@ -165,9 +165,7 @@ def run_job(
             return JobResult("unchanged", report, list(report.get("problems", [])))
         cache = None if cache_dir is None else SourceCache(cache_dir, reuse=not full)
         corpus = build(raw, settings, progress, cache)
-        staging = publish.staging_dir(out)
-        try:
-            staging.mkdir()
+        with publish.staging(out) as staging:
             with corpus.clock("emit"):
                 written = emit.write(corpus, staging)
                 hashes = {**written.sha256, **package.write(staging, written.sha256)}
@@ -181,8 +179,6 @@ def run_job(
             (staging / publish.MARKER).write_text(publish.marker_text(publish.written_files(staging)),
                                                   encoding="utf-8")
             publish.swap_in(staging, out)
-        finally:
-            publish.remove_staging(staging)
         if cache is not None:
             cache.prune({cache.key(s.sha256, s.path, s.source_id, settings.limits())
                          for s in corpus.sources if s.sha256} | set(corpus.step_keys))

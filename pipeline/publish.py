@@ -229,16 +229,23 @@ def lock(out: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def staging_dir(out: Path) -> Path:
-    """Where this run stages its outputs: beside ``out`` (same file system, so
-    the swap is a rename), with what earlier runs left there removed. It is not
-    made here: the caller makes it inside the block that removes it, since a
-    Ctrl-C that came just after it was made, before that block, left it behind."""
+@contextmanager
+def staging(out: Path) -> Iterator[Path]:
+    """A fresh staging folder beside ``out`` (same file system, so the swap is a
+    rename), with what earlier runs left there removed first; whatever is left of
+    it when the block ends (all of it, on a failure) is removed. It is made inside
+    the block that removes it: a Ctrl-C that came just after it was made, before
+    that block was entered, left it behind."""
     out.parent.mkdir(parents=True, exist_ok=True)
     recover(out)
     for stale in leftovers(out, "staging"):
         shutil.rmtree(stale, ignore_errors=True)
-    return out.parent / f".{out.name}.staging-{os.getpid()}"
+    path = out.parent / f".{out.name}.staging-{os.getpid()}"
+    try:
+        path.mkdir()
+        yield path
+    finally:
+        _remove_staging(path)
 
 
 def recover(out: Path) -> None:
@@ -275,7 +282,7 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def remove_staging(staging: Path) -> None:
+def _remove_staging(staging: Path) -> None:
     """Remove a staging folder whole, even when a second Ctrl-C or SIGTERM comes
     while it is being removed (a signal sent to the whole process group, as
     `timeout` and `systemctl stop` send it, reaches a run twice): those wait
