@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline import workers
 from pipeline.dedupe import normalise_number
 from pipeline.numbers import RULE_NUMBER
 from pipeline.tables import TABLES, Table
@@ -65,6 +66,7 @@ class Building:
         rows_in, self._rows_out = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_build_child, args=(path, reference, rows_in, writer), daemon=True)
         with _ctrl_c_held():
+            workers.start_forkserver()
             self._proc.start()
         try:
             writer.close()

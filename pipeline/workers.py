@@ -49,6 +49,27 @@ def ignore_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
+def start_forkserver() -> None:
+    """Start the ``forkserver`` if it is not running, with Ctrl-C ignored in it
+    from its first instruction. It ignores Ctrl-C itself only once it has
+    imported ``PRELOAD``; a Ctrl-C before that (the first second of a run) made it
+    print a traceback of its own under the job's "interrupted". An ignored
+    signal stays ignored across the exec that starts it (a blocked one does
+    not: the mask is reset), so this process ignores Ctrl-C while it starts it:
+    for the moment of a fork and an exec, when a Ctrl-C here is lost. (Only the
+    main thread can set a handler: elsewhere it is started as it would be.)"""
+    from multiprocessing import forkserver
+
+    if threading.current_thread() is not threading.main_thread():
+        forkserver.ensure_running()
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def _start_worker() -> None:
     ignore_signals()
     _die_with_parent()
@@ -90,6 +111,7 @@ def pool(jobs: int, fresh: bool = False) -> Iterator[ProcessPoolExecutor]:
     if fresh:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(list(PRELOAD))
+        start_forkserver()
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker) as executor:
         try:
             yield executor

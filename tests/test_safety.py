@@ -902,3 +902,24 @@ def test_ctrl_c_while_steps_are_aligned_ahead_stops_their_workers() -> None:
     """The steps aligned during cleaning run in a pool of their own: a Ctrl-C in
     the middle of cleaning ends it at once, workers and all."""
     _interrupted_with_workers_gone(_AHEAD_INTERRUPTED)
+
+
+_PROBE_FORKSERVER = """
+import multiprocessing
+from multiprocessing import forkserver
+from pipeline import workers
+multiprocessing.get_context("forkserver").set_forkserver_preload(list(workers.PRELOAD))
+workers.start_forkserver()
+pid = forkserver._forkserver._forkserver_pid
+print([line.split()[1] for line in open(f"/proc/{pid}/status") if line.startswith("SigIgn")][0])
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_the_forkserver_ignores_ctrl_c_while_it_loads_its_modules() -> None:
+    """Checked at once, while it is still importing ``PRELOAD`` (about a second):
+    a Ctrl-C then had it print a traceback of its own under the job's "interrupted"."""
+    probe = subprocess.run([sys.executable, "-c", _PROBE_FORKSERVER], cwd=ROOT, capture_output=True, text=True,
+                           check=True)
+    ignored = int(probe.stdout.strip(), 16)
+    assert ignored & (1 << (signal.SIGINT - 1)), probe.stdout
