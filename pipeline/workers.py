@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager, suppress
+from multiprocessing import forkserver
 
 # What a fresh worker needs loaded before its first task (numpy and rapidfuzz among it).
 PRELOAD = ("pipeline.lineage",)
@@ -58,8 +59,6 @@ def start_forkserver() -> None:
     not: the mask is reset), so this process ignores Ctrl-C while it starts it:
     for the moment of a fork and an exec, when a Ctrl-C here is lost. (Only the
     main thread can set a handler: elsewhere it is started as it would be.)"""
-    from multiprocessing import forkserver
-
     if threading.current_thread() is not threading.main_thread():
         forkserver.ensure_running()
         return
