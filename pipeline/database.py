@@ -24,7 +24,7 @@ import threading
 import unicodedata
 import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,7 +65,7 @@ class Building:
         self._reader, writer = ctx.Pipe(duplex=False)
         rows_in, self._rows_out = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_build_child, args=(path, reference, rows_in, writer), daemon=True)
-        with _ctrl_c_held():
+        with workers.ctrl_c_held():
             workers.start_forkserver()
             self._proc.start()
         try:
@@ -132,26 +132,6 @@ class Building:
 
 # How long ``stop`` waits for the sending thread (it ends once the process has).
 SENDER_JOIN_SECONDS = 5.0
-
-
-@contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """Hold a Ctrl-C back until the block is done, then take it as it would
-    have been taken. Python's forkserver, asked for a process, reads the
-    asker's pipes from a socket; a Ctrl-C that cut the asking short made it
-    fail with a traceback of its own, printed under the job's "interrupted".
-    (Only the main thread can set a handler: elsewhere the block just runs.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[int] = []
-    before = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, before)
-    if held and callable(before):
-        before(signal.SIGINT, None)
 
 
 def build_aside(path: Path, reference: str) -> Building:

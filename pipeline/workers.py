@@ -11,10 +11,13 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager, suppress
 from multiprocessing import forkserver
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 # What a fresh worker needs loaded before its first task (numpy and rapidfuzz among it).
 PRELOAD = ("pipeline.lineage",)
@@ -69,6 +72,40 @@ def start_forkserver() -> None:
         signal.signal(signal.SIGINT, before)
 
 
+@contextmanager
+def ctrl_c_held() -> Iterator[None]:
+    """Hold a Ctrl-C back until the block is done, then take it as it would
+    have been taken. Python's forkserver, asked for a process, reads the
+    asker's pipes from a socket, and the new process then reads its start-up
+    data from a pipe: a Ctrl-C that cut the asking short made the forkserver
+    fail with a traceback of its own, and one that came after the asking but
+    before the pool had recorded the new worker left that worker unknown to
+    ``stop``, to fail with a traceback of its own (its pool's semaphores gone)
+    under the job's "interrupted". (Only the main thread can set a handler:
+    elsewhere the block just runs.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    before = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+    if held and callable(before):
+        before(signal.SIGINT, None)
+
+
+class _Pool(ProcessPoolExecutor):
+    """A process pool that starts its workers (it does so as work is submitted)
+    with Ctrl-C held back (``ctrl_c_held``), so that every worker it started is
+    one ``stop`` knows of."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        with ctrl_c_held():
+            return super().submit(fn, *args, **kwargs)
+
+
 def _start_worker() -> None:
     ignore_signals()
     _die_with_parent()
@@ -111,7 +148,7 @@ def pool(jobs: int, fresh: bool = False) -> Iterator[ProcessPoolExecutor]:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(list(PRELOAD))
         start_forkserver()
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker) as executor:
+    with _Pool(max_workers=jobs, mp_context=context, initializer=_start_worker) as executor:
         try:
             yield executor
         except BaseException:

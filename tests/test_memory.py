@@ -190,7 +190,7 @@ def test_a_ctrl_c_while_the_database_process_starts_is_taken_once_it_has() -> No
     then taken as before (KeyboardInterrupt), and the handler is what it was."""
     before = signal.getsignal(signal.SIGINT)
     done = []
-    with pytest.raises(KeyboardInterrupt), database._ctrl_c_held():
+    with pytest.raises(KeyboardInterrupt), workers.ctrl_c_held():
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)
         done.append("the block ran to its end")

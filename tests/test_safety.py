@@ -923,3 +923,41 @@ def test_the_forkserver_ignores_ctrl_c_while_it_loads_its_modules() -> None:
                            check=True)
     ignored = int(probe.stdout.strip(), 16)
     assert ignored & (1 << (signal.SIGINT - 1)), probe.stdout
+
+
+_CTRL_C_AS_A_WORKER_STARTS = """
+import os, signal, sys
+from multiprocessing import popen_forkserver
+from pipeline import workers
+
+def main():
+    asked = popen_forkserver.Popen._launch
+    def launch(self, process_obj):
+        asked(self, process_obj)  # the forkserver has forked the worker and sent it its start-up data
+        os.kill(os.getpid(), signal.SIGINT)  # a Ctrl-C before the pool has recorded it
+    popen_forkserver.Popen._launch = launch
+    try:
+        with workers.pool(2, fresh=True) as executor:
+            executor.submit(abs, -1).result()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_ctrl_c_as_a_pool_starts_a_worker_leaves_no_worker_to_print_a_traceback(tmp_path: Path) -> None:
+    """A Ctrl-C in the moment between the forkserver starting a worker and the
+    pool recording it left that worker unknown to ``workers.stop``: it went on
+    to read its start-up data after the job had gone, found the pool's
+    semaphores gone, and printed a traceback under the job's "interrupted".
+    The pool now starts its workers with Ctrl-C held back until it has them."""
+    script = tmp_path / "starting.py"  # a file: the forkserver imports the main module
+    script.write_text(_CTRL_C_AS_A_WORKER_STARTS, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=60)  # read to the end: an orphaned worker would hold stderr open
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip() == "interrupted", done.stderr
