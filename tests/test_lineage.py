@@ -73,23 +73,28 @@ HELDOUT_WRONG = {
     # The fourth draw, traced at 085edb6 (M31, wrong then, was put right after it was traced).
     "M23": "ended: 401.4 (an object's ability letting it be played from another zone) ends in 2009, where the "
            "reader has it go on as the new exception 112.5e (a judgement call naming this answer)",
-    "M34": "ended: the end step's 513.1 ends in 2016-09 (step key S105's reader agrees), where this reader has "
-           "it go on as the new 513.1 (a judgement call naming this answer)",
+    "M34": "ended: the end step's 513.1 ends in 2016-09, as the three readers of that step have it (S105), where "
+           "the three readers of the whole trace have it go on as the new 513.1 (a judgement call)",
     # The sixth draw, traced at ccba8a9 (the pipeline's answers recorded first).
     "Q09": "ended: 313.1 (the end step's triggers, 2001) is read as removed in 2016-09, where 513.1 was "
-           "rewritten with 513.2 and dropped its trigger sentence; the reader continues it there (judgement "
-           "call; a step-key reader has it ended, clear)",
+           "rewritten with 513.2 and dropped its trigger sentence; the three readers of the whole trace "
+           "continue it there, the three of that step (S105) end it",
     # The seventh draw, traced at 25ffaf8 (the pipeline's answers recorded first; R20 and R04, wrong
     # then, were put right after it was traced: _whole_before_piece, _parent_opens).
-    "R05": "113.2: the ability definition 402.1 goes on in its piece on what abilities affect (112.2), the "
-           "reader's 112.1a continuing 400.1 as step key S337's reader has it, clear (a judgement call)",
+    "R05": "113.2: the ability definition 402.1 goes on in its piece on what abilities affect (112.2), as both "
+           "readers of that step have it (S447); the three readers of the whole trace have 112.1a, which "
+           "continues 400.1 (S337, clear)",
+    # Adjudicated 2026-12-06 (readings/adjudicate-1): two fresh readers of three continue it.
+    "R03": "ended: 217.8c (the phased-out zone) ends in July 2009, where two readers of three continue it in the "
+           "new phasing rule 702.23d, which opens with its point (a judgement call)",
     # The eighth draw, traced at 9184877 (the pipeline's answers recorded first); all three judgement calls.
     "T09": "508.1f: 1999's 308.2 (declaring attackers: legality, tapping, costs) goes on in its cost step 508.1f, "
            "where the reader has 508.1, whose steps hold all of it but which opens with 308.1's lead-in",
     "T10": "205.2a: 1999's 212.1 goes on in the list of card types (2003's 205.2a, its opening), where the reader "
            "has 205.2b, the multiple-types sentences, most of its words (naming 205.2a the alternative)",
-    "T17": "112.1b: 2006's spell definition 213.3 goes on in the copy-of-a-card clause 111.1b of July 2009, where the "
-           "reader has it merged into 111.1 (naming removed the alternative)",
+    "T17": "112.1b: 2006's spell definition 213.3 goes on in the copy-of-a-card clause 111.1b of July 2009, as two "
+           "readers of three of that step have it (S37), where the three readers of the whole trace have it merged "
+           "into 111.1",
 }
 
 
