@@ -309,6 +309,7 @@ def align_pair(a: Release, b: Release) -> Step:
     _moved_with_its_block(a, b, step)
     _keyword_defined(a, b, step)
     _opening_goes_on(a, b, step)
+    _opening_over_piece(a, b, step)
     _kept_number_opens(a, b, step)
     _cut_into_a_list(a, b, step)
     _whole_before_piece(a, b, step)
@@ -941,11 +942,15 @@ def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
     gave its fractions sentence to the new 104.1a; 2026-01's 500.5 ("as a step
     or phase ends ... effects expire") gave its combat and turn sentences to
     the new 500.5a and 500.5b. Or if the rule under its number now only
-    announces the pieces (it ends with a colon): 2006's 402.8 (abilities
-    function only in play "unless the ability is a characteristic-setting
-    ability ...; an ability of an instant or sorcery; ...") opened a list,
-    402.8a-g, whose first piece has more of its opening words than the
-    header does. A new subrule is one that continues no old rule
+    announces the pieces (it ends with a colon, or says the steps follow
+    below), and is about the same as loosely as ``_same_number`` asks: 2006's
+    402.8 (abilities function only in play "unless the ability is a
+    characteristic-setting ability ...; an ability of an instant or sorcery;
+    ...") opened a list, 402.8a-g, whose first piece has more of its opening
+    words than the header does; 2003's 308.2 (the attack's legality, tapping,
+    costs, mana abilities) is "to declare attackers, the active player follows
+    the steps below, in order", over 308.2a-g, not 308.2c, which holds its
+    tapping sentence word for word. A new subrule is one that continues no old rule
     yet, whatever its number: 2010-02's 113.6 (changing targets) cut its
     legal-target sentences into 113.6a, a number the old release had used for
     the modal rule, now 113.7."""
@@ -956,21 +961,32 @@ def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
         pieces = [b.keys[k] for k in _subrules(b, j) if k not in taken and len(b.keys[k]) >= MIN_CONTAINED_CHARS]
         # The pieces cut from the old rule: all of their words stand in it.
         cut = [p for p in pieces if fuzz.token_set_ratio(old, p) >= MIN_CONTAINED]
-        head = _first_sentence(old)
-        # The old rule's opening must stay in the rule under its number, not go with a piece.
-        if not cut or (fuzz.token_set_ratio(head, b.keys[j]) <= max(fuzz.token_set_ratio(head, p) for p in cut)
-                       and not _announces(b.keys[j], old, cut)):
+        if not cut:
             return 0.0
-        return _likeness(old, b.keys[j], MIN_SAME_SECTION)
+        # That rule now announces the pieces: its number says it is the same rule;
+        if _announces(b.keys[j], old, cut):
+            return _likeness(old, b.keys[j], MIN_SAME_NUMBER)
+        # or the old rule's opening stays in it, not with a piece.
+        head = _first_sentence(old)
+        if fuzz.token_set_ratio(head, b.keys[j]) > max(fuzz.token_set_ratio(head, p) for p in cut):
+            return _likeness(old, b.keys[j], MIN_SAME_SECTION)
+        return 0.0
 
     _pair_kept_numbers(a, b, step, score)
 
 
+# A rule that announces the list of subrules under it in words ("follows the
+# steps below, in order"), not with a colon.
+_ANNOUNCES_IN_WORDS = re.compile(r"\b(?:steps|order|conditions)(?: listed| described)? below\b")
+
+
 def _announces(header: str, old: str, pieces: Sequence[str]) -> bool:
-    """Whether ``header`` (ending with a colon) announces a list that ``old`` was
-    cut into: no piece is ``old`` on its own (a rule that went whole into the
-    one item under a new "as follows:" goes on there)."""
-    return header.endswith(":") and all(fuzz.ratio(old, p) < MIN_FAR for p in pieces)
+    """Whether ``header`` announces a list that ``old`` was cut into (it ends
+    with a colon, or says the steps follow below): no piece is ``old`` on its
+    own (a rule that went whole into the one item under a new "as follows:"
+    goes on there)."""
+    return ((header.endswith(":") or _ANNOUNCES_IN_WORDS.search(header) is not None)
+            and all(fuzz.ratio(old, p) < MIN_FAR for p in pieces))
 
 
 def _same_head(x: str, y: str) -> bool:
@@ -1112,6 +1128,58 @@ def _opening_goes_on(a: Release, b: Release, step: Step) -> None:
             del step.pairs[other], step.scores[other]
             _pair(step, i, j, _likeness(key, b.keys[j]))
             back[j] = i
+
+
+# The terms the July 2009 release renamed (DOMAIN.md, "Wording eras"), as
+# folded wordings spell them: an old first sentence in the new terms.
+_RENAMED_IN_2009 = (
+    (re.compile(r"\bcomes into play\b"), "enters the battlefield"),
+    (re.compile(r"\bcome into play\b"), "enter the battlefield"),
+    (re.compile(r"\bcame into play\b"), "entered the battlefield"),
+    (re.compile(r"\bleaves play\b"), "leaves the battlefield"),
+    (re.compile(r"\bleave play\b"), "leave the battlefield"),
+    (re.compile(r"\bin play\b"), "on the battlefield"),
+    (re.compile(r"\bremoved from the game\b"), "exiled"),
+)
+
+
+def _in_new_terms(text: str) -> str:
+    """``text`` with the terms July 2009 renamed put in the new ones.
+
+    >>> _in_new_terms("a permanent is a card or token in play.")
+    'a permanent is a card or token on the battlefield.'
+    """
+    for old, new in _RENAMED_IN_2009:
+        text = old.sub(new, text)
+    return text
+
+
+def _opening_over_piece(a: Release, b: Release, step: Step) -> None:
+    """A rule paired with a new rule that does not open as it did goes on
+    instead in a new rule still free that opens with its first sentence word for
+    word (``MIN_OPENING_WORDS`` words or more, unique in both releases; in the
+    terms of the new release, where July 2009 renamed them); the rule it was
+    paired with is a piece cut from it. July 2009's 214.1 ("a permanent is a card
+    or token in play. ... there are five permanent types: ...") is 110.1 ("a
+    permanent is a card or token on the battlefield. ..."), not the list of
+    permanent types, 110.4, which holds more of its words. (The new rule under
+    its number would come first, where numbers were kept, as the readers take
+    it: 2007-05's 203.1a, cut in three, is the copy sentence 203.1a to its
+    reader, the opening 203.1c here. Tried on raw/, taking the rule under its
+    number moved 18 steps, most of them rules re-lettered by an insertion.)"""
+    taken = set(step.pairs.values())
+    opens = {_first_sentence(b.keys[k]): k for k in range(len(b.keys)) if k not in taken and k not in step.split_from}
+    renamed = not _numbering_kept(a, b, step)
+    for i, j in list(step.pairs.items()):
+        head = _first_sentence(a.keys[i])
+        if len(head.split()) < MIN_OPENING_WORDS or a.heads[head] != 1:
+            continue
+        new_head = _in_new_terms(head) if renamed else head
+        k = opens.get(new_head)
+        if k is None or b.heads[new_head] != 1 or _first_sentence(b.keys[j]) == new_head:
+            continue
+        del opens[new_head]
+        _pair(step, i, k, _likeness(a.keys[i], b.keys[k]))
 
 
 def _kept_number_opens(a: Release, b: Release, step: Step) -> None:
