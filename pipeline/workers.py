@@ -72,11 +72,15 @@ def start_forkserver() -> None:
         signal.signal(signal.SIGINT, before)
 
 
+# The signals a job takes as "stop now" (SIGTERM is raised in it like Ctrl-C: cli.Guarded).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextmanager
 def ctrl_c_held() -> Iterator[None]:
-    """Hold a Ctrl-C back until the block is done, then take it as it would
-    have been taken. Python's forkserver, asked for a process, reads the
-    asker's pipes from a socket, and the new process then reads its start-up
+    """Hold a Ctrl-C (or a SIGTERM) back until the block is done, then take it
+    as it would have been taken. Python's forkserver, asked for a process, reads
+    the asker's pipes from a socket, and the new process then reads its start-up
     data from a pipe: a Ctrl-C that cut the asking short made the forkserver
     fail with a traceback of its own, and one that came after the asking but
     before the pool had recorded the new worker left that worker unknown to
@@ -87,19 +91,28 @@ def ctrl_c_held() -> Iterator[None]:
         yield
         return
     held: list[int] = []
-    before = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    before = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    for signum, handler in before.items():
+        if handler is not None:  # None: a handler set outside Python, which it cannot put back
+            signal.signal(signum, lambda signum, frame: held.append(signum))
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, before)
-    if held and callable(before):
-        before(signal.SIGINT, None)
+        for signum, handler in before.items():
+            if handler is not None:
+                signal.signal(signum, handler)
+    for number in dict.fromkeys(held):
+        handler = before[signal.Signals(number)]
+        if callable(handler):
+            handler(number, None)
+        elif handler == signal.SIG_DFL:
+            signal.raise_signal(number)
 
 
 class _Pool(ProcessPoolExecutor):
     """A process pool that starts its workers (it does so as work is submitted)
-    with Ctrl-C held back (``ctrl_c_held``), so that every worker it started is
-    one ``stop`` knows of."""
+    with Ctrl-C and SIGTERM held back (``ctrl_c_held``), so that every worker it
+    started is one ``stop`` knows of."""
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         with ctrl_c_held():

@@ -930,11 +930,16 @@ import os, signal, sys
 from multiprocessing import popen_forkserver
 from pipeline import workers
 
+def stop(signum, frame):
+    raise KeyboardInterrupt  # as the job takes SIGTERM (cli.Guarded)
+
 def main():
+    signal.signal(signal.SIGTERM, stop)
+    sent = signal.Signals[sys.argv[1]]
     asked = popen_forkserver.Popen._launch
     def launch(self, process_obj):
         asked(self, process_obj)  # the forkserver has forked the worker and sent it its start-up data
-        os.kill(os.getpid(), signal.SIGINT)  # a Ctrl-C before the pool has recorded it
+        os.kill(os.getpid(), sent)  # a Ctrl-C (or SIGTERM) before the pool has recorded it
     popen_forkserver.Popen._launch = launch
     try:
         with workers.pool(2, fresh=True) as executor:
@@ -948,7 +953,8 @@ if __name__ == "__main__":
 """
 
 
-def test_a_ctrl_c_as_a_pool_starts_a_worker_leaves_no_worker_to_print_a_traceback(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sent", ["SIGINT", "SIGTERM"])
+def test_a_ctrl_c_as_a_pool_starts_a_worker_leaves_no_worker_to_print_a_traceback(tmp_path: Path, sent: str) -> None:
     """A Ctrl-C in the moment between the forkserver starting a worker and the
     pool recording it left that worker unknown to ``workers.stop``: it went on
     to read its start-up data after the job had gone, found the pool's
@@ -957,7 +963,7 @@ def test_a_ctrl_c_as_a_pool_starts_a_worker_leaves_no_worker_to_print_a_tracebac
     script = tmp_path / "starting.py"  # a file: the forkserver imports the main module
     script.write_text(_CTRL_C_AS_A_WORKER_STARTS, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=env, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, str(script), sent], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=60)  # read to the end: an orphaned worker would hold stderr open
     assert done.returncode == 130, done.stderr
     assert done.stderr.strip() == "interrupted", done.stderr
