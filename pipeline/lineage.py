@@ -942,8 +942,10 @@ def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
     gave its fractions sentence to the new 104.1a; 2026-01's 500.5 ("as a step
     or phase ends ... effects expire") gave its combat and turn sentences to
     the new 500.5a and 500.5b. Or if the rule under its number now only
-    announces the pieces (it ends with a colon, or says the steps follow
-    below), and is about the same as loosely as ``_same_number`` asks: 2006's
+    announces the pieces (it ends with a colon, or says its steps, order or
+    conditions are listed below), and is as alike letter by letter as
+    ``_same_number``'s floor (``MIN_SAME_NUMBER``; its words are the header's
+    own, so the share of longer words kept is not asked): 2006's
     402.8 (abilities function only in play "unless the ability is a
     characteristic-setting ability ...; an ability of an instant or sorcery;
     ...") opened a list, 402.8a-g, whose first piece has more of its opening
@@ -976,13 +978,14 @@ def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
 
 
 # A rule that announces the list of subrules under it in words ("follows the
-# steps below, in order"), not with a colon.
+# steps below, in order", "in the order described below", "conditions (listed
+# below)"), not with a colon.
 _ANNOUNCES_IN_WORDS = re.compile(r"\b(?:steps|order|conditions)(?: listed| described)? below\b")
 
 
 def _announces(header: str, old: str, pieces: Sequence[str]) -> bool:
     """Whether ``header`` announces a list that ``old`` was cut into (it ends
-    with a colon, or says the steps follow below): no piece is ``old`` on its
+    with a colon, or says its steps, order or conditions are listed below): no piece is ``old`` on its
     own (a rule that went whole into the one item under a new "as follows:"
     goes on there)."""
     return ((header.endswith(":") or _ANNOUNCES_IN_WORDS.search(header) is not None)
@@ -1136,10 +1139,13 @@ _RENAMED_IN_2009 = (
     (re.compile(r"\bcomes into play\b"), "enters the battlefield"),
     (re.compile(r"\bcome into play\b"), "enter the battlefield"),
     (re.compile(r"\bcame into play\b"), "entered the battlefield"),
+    (re.compile(r"\binto play\b"), "onto the battlefield"),
     (re.compile(r"\bleaves play\b"), "leaves the battlefield"),
     (re.compile(r"\bleave play\b"), "leave the battlefield"),
     (re.compile(r"\bin play\b"), "on the battlefield"),
     (re.compile(r"\bremoved from the game\b"), "exiled"),
+    (re.compile(r"\bplays (a|an|the|this|that) spell\b"), r"casts \1 spell"),
+    (re.compile(r"\bplay (a|an|the|this|that) spell\b"), r"cast \1 spell"),
 )
 
 
@@ -1155,31 +1161,42 @@ def _in_new_terms(text: str) -> str:
 
 
 def _opening_over_piece(a: Release, b: Release, step: Step) -> None:
-    """A rule paired with a new rule that does not open as it did goes on
-    instead in a new rule still free that opens with its first sentence word for
-    word (``MIN_OPENING_WORDS`` words or more, unique in both releases; in the
-    terms of the new release, where July 2009 renamed them); the rule it was
-    paired with is a piece cut from it. July 2009's 214.1 ("a permanent is a card
-    or token in play. ... there are five permanent types: ...") is 110.1 ("a
+    """A rule paired with a new rule that does not open as it did (nor kept its
+    number, where numbers were kept) goes on instead in a new rule still free
+    that opens with its first sentence word for word (``MIN_OPENING_WORDS``
+    words or more, unique in both releases; in the terms of the new release,
+    where July 2009 renamed them); the rule it was paired with, on its words, is
+    a piece split from it. Not if another old rule stands in that new rule more
+    fully (is closer to it, ``similarity``). July 2009's 214.1 ("a permanent is a
+    card or token in play. ... there are five permanent types: ...") is 110.1 ("a
     permanent is a card or token on the battlefield. ..."), not the list of
-    permanent types, 110.4, which holds more of its words. (The new rule under
-    its number would come first, where numbers were kept, as the readers take
-    it: 2007-05's 203.1a, cut in three, is the copy sentence 203.1a to its
+    permanent types, 110.4, which holds more of its words and was split from it;
+    but 216.1 ("some effects put tokens into play. ...") is not 110.5, which opens
+    so and goes on with 200.4's token definition word for word. (The new rule
+    under its number would come first, where numbers were kept, as the readers
+    take it: 2007-05's 203.1a, cut in three, is the copy sentence 203.1a to its
     reader, the opening 203.1c here. Tried on raw/, taking the rule under its
     number moved 18 steps, most of them rules re-lettered by an insertion.)"""
     taken = set(step.pairs.values())
     opens = {_first_sentence(b.keys[k]): k for k in range(len(b.keys)) if k not in taken and k not in step.split_from}
-    renamed = not _numbering_kept(a, b, step)
+    kept = _numbering_kept(a, b, step)
     for i, j in list(step.pairs.items()):
         head = _first_sentence(a.keys[i])
-        if len(head.split()) < MIN_OPENING_WORDS or a.heads[head] != 1:
+        if len(head.split()) < MIN_OPENING_WORDS or a.heads[head] != 1 or (kept and a.numbers[i] == b.numbers[j]):
             continue
-        new_head = _in_new_terms(head) if renamed else head
+        new_head = head if kept else _in_new_terms(head)
         k = opens.get(new_head)
-        if k is None or b.heads[new_head] != 1 or _first_sentence(b.keys[j]) == new_head:
+        if k is None or b.heads[new_head] != 1 or _first_sentence(b.keys[j]) in (head, new_head):
+            continue
+        # The opening is not enough if another old rule stands in that rule more fully.
+        alike = similarity([b.keys[k]], a.keys, 0.0)[1][0]
+        score = float(alike[i])
+        alike[i] = 0.0
+        if score <= alike.max():
             continue
         del opens[new_head]
-        _pair(step, i, k, _likeness(a.keys[i], b.keys[k]))
+        _pair(step, i, k, score)
+        step.split_from[j] = i
 
 
 def _kept_number_opens(a: Release, b: Release, step: Step) -> None:

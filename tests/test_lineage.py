@@ -2039,3 +2039,31 @@ def test_a_rule_goes_on_in_the_new_rule_that_opens_with_its_first_sentence_in_th
     other = _in_section("110", "Permanents", [("110.1", "Permanents are cards and tokens. " + definition), second,
                                               ("110.4", types)], "new")
     assert other.numbers[lineage.align_pair(old, other).pairs[0]] == "110.4"
+
+
+def test_a_rule_does_not_go_on_in_a_new_rule_that_opens_with_it_but_holds_another_rule_whole() -> None:
+    """July 2009's 110.5 opens with 216.1's first sentence ("some effects put tokens
+    into play", in the new terms) and goes on with 200.4's token definition word for
+    word: 200.4 goes on there, 216.1 in the piece with its characteristics sentences,
+    110.5b (held-out M14; steps S315 and S316). The pass itself, given 216.1 paired
+    with 110.5b and 110.5 still free."""
+    characteristics = ("The spell or ability may define any number of characteristics for the token. This becomes "
+                       "the token's \"text.\" A token doesn't have any characteristics not defined by the spell or "
+                       "ability that created it.")
+    definition = "A token is a marker used to represent any permanent that isn't represented by a card."
+    old = lineage.Release.build("old", _release([
+        definition + ' (See rule 216, "Tokens.")',
+        "Some effects put tokens into play. A token is controlled by whoever put it into play. " + characteristics,
+    ], ["200.4", "216.1"], "old"))
+    new = lineage.Release.build("new", _release([
+        "Some effects put tokens onto the battlefield. " + definition,
+        characteristics.replace("may define any number", "that creates a token may define the values of any number"),
+    ], ["110.5", "110.5b"], "new"))
+    step = lineage.Step(pairs={1: 1})
+    lineage._opening_over_piece(old, new, step)
+    assert step.pairs == {1: 1} and not step.split_from
+    # Without 200.4 beside it, 110.5 is the new rule that opens as 216.1 did: 110.5b was split from it.
+    alone = lineage.Release.build("old", _release([old.rules[1].text], ["216.1"], "old"))
+    step = lineage.Step(pairs={0: 1})
+    lineage._opening_over_piece(alone, new, step)
+    assert step.pairs == {0: 0} and step.split_from == {1: 0}
