@@ -952,8 +952,8 @@ def _split_into_subrules(a: Release, b: Release, step: Step) -> None:
     words than the header does; 2003's 308.2 (the attack's legality, tapping,
     costs, mana abilities) is "to declare attackers, the active player follows
     the steps below, in order", over 308.2a-g, not 308.2c, which holds its
-    tapping sentence word for word. A new subrule is one that continues no old rule
-    yet, whatever its number: 2010-02's 113.6 (changing targets) cut its
+    tapping sentence word for word. A new subrule is one that continues no old
+    rule yet, whatever its number: 2010-02's 113.6 (changing targets) cut its
     legal-target sentences into 113.6a, a number the old release had used for
     the modal rule, now 113.7."""
     taken = set(step.pairs.values())
@@ -985,9 +985,9 @@ _ANNOUNCES_IN_WORDS = re.compile(r"\b(?:steps|order|conditions)(?: listed| descr
 
 def _announces(header: str, old: str, pieces: Sequence[str]) -> bool:
     """Whether ``header`` announces a list that ``old`` was cut into (it ends
-    with a colon, or says its steps, order or conditions are listed below): no piece is ``old`` on its
-    own (a rule that went whole into the one item under a new "as follows:"
-    goes on there)."""
+    with a colon, or says its steps, order or conditions are listed below): no
+    piece is ``old`` on its own (a rule that went whole into the one item under
+    a new "as follows:" goes on there)."""
     return ((header.endswith(":") or _ANNOUNCES_IN_WORDS.search(header) is not None)
             and all(fuzz.ratio(old, p) < MIN_FAR for p in pieces))
 
