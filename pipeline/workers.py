@@ -53,6 +53,26 @@ def ignore_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
+@contextmanager
+def _handlers(handlers: dict[signal.Signals, Any]) -> Iterator[dict[signal.Signals, Any]]:
+    """Set signal handlers for the block, and put back the ones they replaced;
+    yields those. Only the main thread can set a handler: elsewhere, and for a
+    signal whose handler was set outside Python (which it cannot put back),
+    nothing is set."""
+    if threading.current_thread() is not threading.main_thread():
+        yield {}
+        return
+    before = {signum: signal.getsignal(signum) for signum in handlers}
+    before = {signum: handler for signum, handler in before.items() if handler is not None}
+    for signum in before:
+        signal.signal(signum, handlers[signum])
+    try:
+        yield before
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
 def start_forkserver() -> None:
     """Start the ``forkserver`` if it is not running, with Ctrl-C ignored in it
     from its first instruction. It ignores Ctrl-C itself only once it has
@@ -60,16 +80,9 @@ def start_forkserver() -> None:
     print a traceback of its own under the job's "interrupted". An ignored
     signal stays ignored across the exec that starts it (a blocked one does
     not: the mask is reset), so this process ignores Ctrl-C while it starts it:
-    for the moment of a fork and an exec, when a Ctrl-C here is lost. (Only the
-    main thread can set a handler: elsewhere it is started as it would be.)"""
-    if threading.current_thread() is not threading.main_thread():
+    for the moment of a fork and an exec, when a Ctrl-C here is lost."""
+    with _handlers({signal.SIGINT: signal.SIG_IGN}):
         forkserver.ensure_running()
-        return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        forkserver.ensure_running()
-    finally:
-        signal.signal(signal.SIGINT, before)
 
 
 # The signals a job takes as "stop now" (SIGTERM is raised in it like Ctrl-C: cli.Guarded).
@@ -85,22 +98,10 @@ def ctrl_c_held() -> Iterator[None]:
     fail with a traceback of its own, and one that came after the asking but
     before the pool had recorded the new worker left that worker unknown to
     ``stop``, to fail with a traceback of its own (its pool's semaphores gone)
-    under the job's "interrupted". (Only the main thread can set a handler:
-    elsewhere the block just runs.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    under the job's "interrupted". (Off the main thread the block just runs.)"""
     held: list[int] = []
-    before = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
-    for signum, handler in before.items():
-        if handler is not None:  # None: a handler set outside Python, which it cannot put back
-            signal.signal(signum, lambda signum, frame: held.append(signum))
-    try:
+    with _handlers({signum: lambda number, frame: held.append(number) for signum in STOP_SIGNALS}) as before:
         yield
-    finally:
-        for signum, handler in before.items():
-            if handler is not None:
-                signal.signal(signum, handler)
     for number in dict.fromkeys(held):
         handler = before[signal.Signals(number)]
         if callable(handler):
