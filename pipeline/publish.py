@@ -25,11 +25,11 @@ import json
 import os
 import re
 import shutil
-import signal
-import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from pipeline import workers
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
@@ -286,15 +286,10 @@ def _remove_staging(staging: Path) -> None:
     """Remove a staging folder whole, even when a second Ctrl-C or SIGTERM comes
     while it is being removed (a signal sent to the whole process group, as
     `timeout` and `systemctl stop` send it, reaches a run twice): those wait
-    until it is gone."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    main = threading.current_thread() is threading.main_thread()
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held) if main else None
-    try:
+    until it is gone (``workers.ctrl_c_held``: blocking them in this thread did
+    not hold one the kernel gave to another thread of the job)."""
+    with workers.ctrl_c_held():
         shutil.rmtree(staging, ignore_errors=True)
-    finally:
-        if before is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def swap_in(staging: Path, out: Path) -> None:

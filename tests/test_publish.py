@@ -13,6 +13,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from contextlib import closing
 from datetime import datetime
@@ -371,3 +372,33 @@ def test_changes_tell_a_re_traced_lineage_from_an_added_and_a_removed_rule(tmp_p
     text = changes(old, new, corpus)  # type: ignore[arg-type]
     assert "## Sources changed (1)" in text and "re-traced (the same rule, a new lineage_id) (1)\n\n- 702.1" in text
     assert "Rules added" not in text and "Rules removed" not in text
+
+
+def test_a_signal_during_the_staging_folders_removal_waits_until_it_is_gone(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A group-wide SIGTERM or Ctrl-C reaches the job twice; the second, coming
+    while the staging folder is removed, must wait until it is gone. It must wait
+    too when the job has another thread (the database's row sender): the kernel
+    gives a signal to any thread that does not block it, and Python runs the
+    handler in the main thread all the same, so blocking it in the main thread
+    alone did not hold it."""
+    out = tmp_path / "out"
+    removing = shutil.rmtree
+
+    def rmtree(path: Path, ignore_errors: bool = False) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, as the removal starts
+        for _ in range(100_000):  # Python code runs on: a signal not held is raised here
+            pass
+        removing(path, ignore_errors=ignore_errors)
+
+    other = threading.Event()
+    sender = threading.Thread(target=other.wait, daemon=True)
+    sender.start()
+    try:
+        with pytest.raises(KeyboardInterrupt), publish.staging(out) as staging:
+            (staging / "rules.csv").write_text("number\n", encoding="utf-8")
+            monkeypatch.setattr(publish.shutil, "rmtree", rmtree)
+            raise RuntimeError("a failed run")
+    finally:
+        other.set()
+    assert not staging.exists()
