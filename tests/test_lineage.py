@@ -1968,18 +1968,13 @@ def test_a_three_digit_section_number_used_twice_goes_where_its_rules_did() -> N
         1: "111", 5: "122", 9: "702.175", 11: "702.176"}
 
 
-def _in_section(section: str, title: str, rules: list[tuple[str, str]], sid: str) -> lineage.Release:
-    head = Element(sid, 1, 1, "section", f"{section}. {title}", body=title, number_as_written=section, text=title)
-    return lineage.Release.build(sid, [head, *_release([t for _, t in rules], [n for n, _ in rules], sid)])
-
-
 def test_a_rule_cut_into_steps_goes_on_in_the_rule_under_its_number_that_announces_them() -> None:
     """2003's declare attackers rewrite: 308.2 (legality, tapping, costs, mana
     abilities) kept its number as "to declare attackers, the active player follows
     the steps below, in order", over 308.2a-g, which hold its content. It had gone on
     in 308.2c, which holds its tapping sentence word for word (held-out T09, and the
     declare blockers rule 309.2 of the same release went on under its number)."""
-    old = _in_section("308", "Declare Attackers Step", [
+    old = _section_release("old", "308", "Declare Attackers Step", [
         ("308.1", "The active player declares which, if any, creatures he or she controls will attack. This "
                   "declaration is simultaneous, not sequential, and doesn't go on the stack."),
         ("308.2", 'The active player determines whether the attack is legal. (See section 5, "Additional Rules.") '
@@ -1987,7 +1982,7 @@ def test_a_rule_cut_into_steps_goes_on_in_the_rule_under_its_number_that_announc
                   "as an attacker is not a cost; attacking simply causes creatures to become tapped. Then the "
                   "player pays all required costs. (See rule 409.1f.) The active player may play mana abilities "
                   "at this time only if an attack cost includes a mana payment."),
-    ], "old")
+    ])
     header = ("To declare attackers, the active player follows the steps below, in order. If at any point during "
               "the declaration of attackers, the active player is unable to comply with any of the steps listed "
               "below, the declaration was illegal; the game returns to the moment before the declaration.")
@@ -2001,13 +1996,13 @@ def test_a_rule_cut_into_steps_goes_on_in_the_rule_under_its_number_that_announc
         ("308.2e", "If any of the costs require mana, the active player then has a chance to play mana abilities."),
     ]
     opening = ("308.1", old.rules[0].text)
-    new = _in_section("308", "Declare Attackers Step", [opening, ("308.2", header), *steps], "new")
+    new = _section_release("new", "308", "Declare Attackers Step", [opening, ("308.2", header), *steps])
     step = lineage.align_pair(old, new)
     assert new.numbers[step.pairs[1]] == "308.2"
     # A rule under its number that does not announce the steps is not taken for it.
     unannounced = header.replace("follows the steps below, in order", "declares the attack")
     unannounced = unannounced.replace("any of the steps listed below", "the rules")
-    other = _in_section("308", "Declare Attackers Step", [opening, ("308.2", unannounced), *steps], "new")
+    other = _section_release("new", "308", "Declare Attackers Step", [opening, ("308.2", unannounced), *steps])
     assert other.numbers[lineage.align_pair(old, other).pairs[1]] == "308.2c"
 
 
@@ -2016,14 +2011,14 @@ def test_a_rule_goes_on_in_the_new_rule_that_opens_with_its_first_sentence_in_th
     types) went on in 110.1, which opens with its first sentence, "in play" now "on
     the battlefield", not in the list of permanent types 110.4, which holds more of
     its words (held-out K04: three readers of three)."""
-    old = _in_section("214", "Permanents", [
+    old = _section_release("old", "214", "Permanents", [
         ("214.1", "A permanent is a card or token in play. Permanents stay in play unless moved to another zone by "
                   "an effect or rule. There are five permanent types: artifact, creature, enchantment, land, and "
                   "planeswalker. Instant and sorcery cards can't come into play. Some tribal cards can come into "
                   "play and some can't, depending on their other card types."),
         ("214.2", "A nontoken permanent's card types, supertypes, and subtypes are the same as those printed on "
                   "its card."),
-    ], "old")
+    ])
     definition = ("A permanent is a card or token on the battlefield. A permanent remains on the battlefield "
                   "indefinitely. A card or token becomes a permanent as it enters the battlefield and it stops "
                   "being a permanent as it's moved to another zone by an effect or rule.")
@@ -2032,12 +2027,12 @@ def test_a_rule_goes_on_in_the_new_rule_that_opens_with_its_first_sentence_in_th
              "the battlefield and some can't, depending on their other card types.")
     second = ("110.2", "A nontoken permanent's card types, supertypes, and subtypes are the same as those printed "
                        "on its card.")
-    new = _in_section("110", "Permanents", [("110.1", definition), second, ("110.4", types)], "new")
+    new = _section_release("new", "110", "Permanents", [("110.1", definition), second, ("110.4", types)])
     step = lineage.align_pair(old, new)
     assert new.numbers[step.pairs[0]] == "110.1"
     # Opening with another first sentence, it goes on in the piece with more of its words.
-    other = _in_section("110", "Permanents", [("110.1", "Permanents are cards and tokens. " + definition), second,
-                                              ("110.4", types)], "new")
+    other = _section_release("new", "110", "Permanents", [
+        ("110.1", "Permanents are cards and tokens. " + definition), second, ("110.4", types)])
     assert other.numbers[lineage.align_pair(old, other).pairs[0]] == "110.4"
 
 
