@@ -152,13 +152,16 @@ def references(raw: Path) -> dict[str, float]:
     return {k: round(v, 3) for k, v in seconds.items()}
 
 
-def _group_memory_mb(pgid: int) -> tuple[float, float]:
-    """Memory of the processes of a process group (Linux ``/proc``): resident
-    memory summed (a page two processes share counts twice: the workers start
-    as copies of the job), and proportional memory summed (``Pss``: a shared page
-    counts once, split among the processes that share it)."""
+def _group_usage(pgid: int) -> tuple[float, float, dict[int, float]]:
+    """What the processes of a process group hold and have spent (Linux ``/proc``):
+    resident memory summed (a page two processes share counts twice: the workers
+    start as copies of the job), proportional memory summed (``Pss``: a shared page
+    counts once, split among the processes that share it), and each process's CPU
+    seconds so far (user and system), by process id."""
     page = os.sysconf("SC_PAGE_SIZE")
+    tick = os.sysconf("SC_CLK_TCK")
     rss = pss = 0
+    cpu: dict[int, float] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -168,12 +171,13 @@ def _group_memory_mb(pgid: int) -> tuple[float, float]:
             fields = stat[stat.rfind(b")") + 2:].split()
             if int(fields[2]) != pgid:
                 continue
+            cpu[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
             rss += int(fields[21]) * page
             with open(f"/proc/{entry.name}/smaps_rollup", "rb") as fh:
                 pss += next((int(line.split()[1]) * 1024 for line in fh if line.startswith(b"Pss:")), 0)
         except OSError:  # gone meanwhile, or not ours to read
             continue
-    return rss / 1e6, pss / 1e6
+    return rss / 1e6, pss / 1e6, cpu
 
 
 def available_mb() -> float:
@@ -188,19 +192,27 @@ def available_mb() -> float:
 
 def run_child(args: list[str], cap_mb: float, timeout: float | None) -> dict[str, Any]:
     """Run ``python -m pipeline.bench ARGS`` in a process group of its own, sampling its
-    memory (summed over its workers); killed when over ``cap_mb`` or ``timeout``. A
-    failure comes back as ``{"failed": why}`` with what was measured until then."""
+    memory (summed over its workers) and the CPU seconds of all its processes;
+    killed when over ``cap_mb`` or ``timeout``. A failure comes back as
+    ``{"failed": why}`` with what was measured until then.
+
+    The CPU seconds are each process's last sample, summed: the workers of a
+    forkserver are not the job's children, so ``RUSAGE_CHILDREN`` misses them
+    (15 of 28 s on raw/). A process loses what it spent after its last sample
+    (at most 0.2 s each; a run has about seven)."""
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.bench", *args], cwd=ROOT, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = [0.0, 0.0]
+    cpu: dict[int, float] = {}
     why = [""]
     done = threading.Event()
 
     def watch() -> None:
         while not done.wait(0.2):
-            mb, pss = _group_memory_mb(proc.pid)
+            mb, pss, spent = _group_usage(proc.pid)
             peak[0], peak[1] = max(peak[0], mb), max(peak[1], pss)
+            cpu.update(spent)
             over = mb > cap_mb
             late = timeout is not None and time.perf_counter() - start > timeout
             if over or late:
@@ -223,6 +235,7 @@ def run_child(args: list[str], cap_mb: float, timeout: float | None) -> dict[str
         why[0] = f"failed (exit code {proc.returncode}): {tail[:300]}"
     found["peak_tree_mb"] = round(peak[0], 1)
     found["peak_tree_pss_mb"] = round(peak[1], 1)
+    found["cpu_seconds"] = round(sum(cpu.values()), 2)
     if why[0]:
         found.update(failed=why[0], wall_seconds=seconds)
     return found
@@ -370,7 +383,7 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None = None) -> str:
         f"dated after {g['after']} (seed {g['seed']})",
         "",
         f"{'scale':>5} {'files':>5} {'MB':>6} " + " ".join(f"{s:>7}" for s in STAGES)
-        + f" {'total s':>8} {'MB/s':>6} {'peak MB':>8} {'all MB':>7} {'all PSS':>7}  status",
+        + f" {'total s':>8} {'MB/s':>6} {'cpu s':>6} {'cores':>5} {'peak MB':>8} {'all MB':>7} {'all PSS':>7}  status",
     ]
     rows = doc["runs"]
     for row in rows:
@@ -384,14 +397,21 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None = None) -> str:
             continue
         cells = " ".join(_cell(v, ".2f", 7) for v in stage_seconds(cold))
         status = f"{cold['status']}" + (f", {cold['problems']} problems" if cold.get("problems") else "")
+        cpu = cold.get("cpu_seconds")
         lines.append(
             f"{row['scale']:>5} {row['files']:>5} {row['mb']:>6.1f} {cells} {cold['seconds']:>8.2f}"
-            f" {row['mb'] / cold['seconds']:>6.2f} {cold['peak_mb']:>8.0f} {cold['peak_tree_mb']:>7.0f}"
+            f" {row['mb'] / cold['seconds']:>6.2f} {_cell(cpu, '.1f', 6)}"
+            f" {_cell(cpu / cold['seconds'] if cpu else None, '.2f', 5)}"
+            f" {cold['peak_mb']:>8.0f} {cold['peak_tree_mb']:>7.0f}"
             f" {_cell(cold.get('peak_tree_pss_mb'), '.0f', 7)}  {status}"
         )
     lines.append("(decode, parse: CPU seconds summed over the parallel workers; the other stages: wall seconds;")
     lines.append(" peak MB: the job's process; all MB: it and its workers, resident memory summed, sampled every")
-    lines.append(" 0.2 s; all PSS: the same with each shared page counted once, the goal's measure)")
+    lines.append(" 0.2 s; all PSS: the same with each shared page counted once, the goal's measure;")
+    cpus = doc["machine"]["cpus"]
+    lines.append(" cpu s: CPU seconds of the job and all its workers; cores: cpu s / total s, at most "
+                 f"{cpus} here:")
+    lines.append(f" however well a run spreads its work, it takes at least cpu s / {cpus})")
     lines += ["", f"{'MB/s':>5} " + " ".join(f"{s:>7}" for s in STAGES)]
     for row in rows:
         if _ok(row):
