@@ -430,7 +430,8 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None = None) -> str:
             f"{row['scale']:>5} {scan:>11.2f} {row['mb'] / scan:>6.1f} {lark:>7.2f} {row['mb'] / lark:>6.1f}"
             f" {_cell(parse / lark if parse else None, '.2f', 10)} {_cell(job / scan if job else None, '.1f', 8)}"
         )
-    lines += ["", f"{'scale':>5} {'cached s':>8} {'incremental s':>13} {'parsed':>6} {'peak MB':>8}  added"]
+    lines += ["", f"{'scale':>5} {'cached s':>8} {'incremental s':>13} {'cpu s':>6} {'parsed':>6}"
+                  f" {'peak MB':>8}  added"]
     for row in rows:
         if not _ok(row):
             continue
@@ -440,6 +441,7 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None = None) -> str:
             note += f"; cached re-run {cached['failed']}"
         lines.append(
             f"{row['scale']:>5} {_cell(cached.get('seconds'), '.2f', 8)} {_cell(inc.get('seconds'), '.2f', 13)}"
+            f" {_cell(inc.get('cpu_seconds'), '.1f', 6)}"
             f" {inc.get('sources_parsed', '-'):>6} {_cell(inc.get('peak_mb'), '.0f', 8)}  {note}"
         )
     checked = [r for r in rows if _ok(r) and "lineages" in r]

@@ -75,3 +75,13 @@ def test_render_of_results_from_before_cpu_seconds() -> None:
     row = next(line for line in bench.render(_doc(None)).splitlines() if line.lstrip().startswith("real"))
     assert row.split()[11:13] == ["-", "-"]
     json.dumps(_doc(None))  # still plain JSON
+
+
+def test_render_shows_the_cpu_seconds_of_the_incremental_run() -> None:
+    doc = _doc(36.0)
+    doc["runs"][0]["cached"] = {"seconds": 0.05, "cpu_seconds": 0.4}
+    doc["runs"][0]["incremental"] = {"seconds": 10.5, "cpu_seconds": 16.25, "sources_parsed": 1,
+                                     "peak_mb": 520.0, "added": "gen-2026-09-30.txt"}
+    lines = bench.render(doc).splitlines()
+    at = next(i for i, line in enumerate(lines) if "incremental s" in line)
+    assert lines[at + 1].split() == ["real", "0.05", "10.50", "16.2", "1", "520", "gen-2026-09-30.txt"]
