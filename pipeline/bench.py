@@ -305,7 +305,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="write the generated releases of the largest scale into bench/work/generated and stop")
     args = parser.parse_args(argv)
     corpus = args.corpus.resolve()
+    # A mistyped folder would otherwise be timed as an empty corpus, and 90 MB
+    # of generated releases as its 1x: figures of nothing the user meant.
+    if not corpus.is_dir():
+        print(f"{args.corpus}: not a folder (--corpus takes a folder of releases)", file=sys.stderr)
+        return 2
     files = corpus_files(corpus)
+    if not files:
+        print(f"{args.corpus}: no files to time", file=sys.stderr)
+        return 2
     bundled = ROOT / "raw"
     base, base_date = newest(corpus_files(bundled))
     if base is None:

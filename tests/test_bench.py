@@ -85,3 +85,15 @@ def test_render_shows_the_cpu_seconds_of_the_incremental_run() -> None:
     lines = bench.render(doc).splitlines()
     at = next(i for i, line in enumerate(lines) if "incremental s" in line)
     assert lines[at + 1].split() == ["real", "0.05", "10.50", "16.2", "1", "520", "gen-2026-09-30.txt"]
+
+
+def test_a_corpus_that_is_not_a_folder_of_files_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before anything is generated or run: the message names the folder."""
+    missing, empty, file = tmp_path / "missing", tmp_path / "empty", tmp_path / "a.txt"
+    empty.mkdir()
+    file.write_text("702.1a text\n", encoding="utf-8")
+    for corpus, why in ((missing, "not a folder"), (file, "not a folder"), (empty, "no files to time")):
+        assert bench.main(["--corpus", str(corpus)]) == 2
+        err = capsys.readouterr().err
+        assert f"{corpus}: {why}" in err
+        assert "generating" not in err
