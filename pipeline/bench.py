@@ -199,7 +199,9 @@ def run_child(args: list[str], cap_mb: float, timeout: float | None) -> dict[str
     The CPU seconds are each process's last sample, summed: the workers of a
     forkserver are not the job's children, so ``RUSAGE_CHILDREN`` misses them
     (15 of 28 s on raw/). A process loses what it spent after its last sample
-    (at most 0.2 s each; a run has about seven)."""
+    (about 0.2 s of each of its threads; a run has about eight processes).
+    ``process_seconds`` is the wall time of the whole child, its start included,
+    the span those CPU seconds were spent in."""
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.bench", *args], cwd=ROOT, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -212,7 +214,8 @@ def run_child(args: list[str], cap_mb: float, timeout: float | None) -> dict[str
         while not done.wait(0.2):
             mb, pss, spent = _group_usage(proc.pid)
             peak[0], peak[1] = max(peak[0], mb), max(peak[1], pss)
-            cpu.update(spent)
+            for pid, used in spent.items():  # CPU time only grows: a reused pid does not lower it
+                cpu[pid] = max(cpu.get(pid, 0.0), used)
             over = mb > cap_mb
             late = timeout is not None and time.perf_counter() - start > timeout
             if over or late:
@@ -236,6 +239,7 @@ def run_child(args: list[str], cap_mb: float, timeout: float | None) -> dict[str
     found["peak_tree_mb"] = round(peak[0], 1)
     found["peak_tree_pss_mb"] = round(peak[1], 1)
     found["cpu_seconds"] = round(sum(cpu.values()), 2)
+    found["process_seconds"] = seconds
     if why[0]:
         found.update(failed=why[0], wall_seconds=seconds)
     return found
@@ -306,13 +310,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     corpus = args.corpus.resolve()
     # A mistyped folder would otherwise be timed as an empty corpus, and 90 MB
-    # of generated releases as its 1x: figures of nothing the user meant.
+    # of generated releases as its 1x: figures of nothing the user meant. An
+    # empty --corpus (CORPUS= in make) is the whole checkout, and a folder in
+    # bench/work is one the benchmark empties as it runs.
+    if corpus == ROOT:
+        print(f"{args.corpus}: the checkout itself, not a folder of releases (an empty CORPUS?)", file=sys.stderr)
+        return 2
+    if corpus == WORK.resolve() or WORK.resolve() in corpus.parents:
+        print(f"{args.corpus}: inside {WORK}, which the benchmark rewrites as it runs: "
+              "copy the releases elsewhere", file=sys.stderr)
+        return 2
     if not corpus.is_dir():
         print(f"{args.corpus}: not a folder (--corpus takes a folder of releases)", file=sys.stderr)
         return 2
     files = corpus_files(corpus)
     if not files:
-        print(f"{args.corpus}: no files to time", file=sys.stderr)
+        print(f"{args.corpus}: no files to time (links to files are not read)", file=sys.stderr)
         return 2
     bundled = ROOT / "raw"
     base, base_date = newest(corpus_files(bundled))
@@ -409,7 +422,7 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None = None) -> str:
         lines.append(
             f"{row['scale']:>5} {row['files']:>5} {row['mb']:>6.1f} {cells} {cold['seconds']:>8.2f}"
             f" {row['mb'] / cold['seconds']:>6.2f} {_cell(cpu, '.1f', 6)}"
-            f" {_cell(cpu / cold['seconds'] if cpu else None, '.2f', 5)}"
+            f" {_cell(cpu / cold.get('process_seconds', cold['seconds']) if cpu else None, '.2f', 5)}"
             f" {cold['peak_mb']:>8.0f} {cold['peak_tree_mb']:>7.0f}"
             f" {_cell(cold.get('peak_tree_pss_mb'), '.0f', 7)}  {status}"
         )
@@ -417,9 +430,9 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None = None) -> str:
     lines.append(" peak MB: the job's process; all MB: it and its workers, resident memory summed, sampled every")
     lines.append(" 0.2 s; all PSS: the same with each shared page counted once, the goal's measure;")
     cpus = doc["machine"]["cpus"]
-    lines.append(" cpu s: CPU seconds of the job and all its workers; cores: cpu s / total s, at most "
-                 f"{cpus} here:")
-    lines.append(f" however well a run spreads its work, it takes at least cpu s / {cpus})")
+    lines.append(" cpu s: CPU seconds of the job and all its workers, its start included; cores: cpu s over")
+    lines.append(f" the wall seconds of the same span, at most {cpus} here: however well a run spreads its")
+    lines.append(f" work, it takes at least cpu s / {cpus})")
     lines += ["", f"{'MB/s':>5} " + " ".join(f"{s:>7}" for s in STAGES)]
     for row in rows:
         if _ok(row):
