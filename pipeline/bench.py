@@ -196,7 +196,7 @@ def run_child(args: list[str], cap_mb: float, timeout: float | None) -> dict[str
     killed when over ``cap_mb`` or ``timeout``. A failure comes back as
     ``{"failed": why}`` with what was measured until then.
 
-    The CPU seconds are each process's last sample, summed: the workers of a
+    The CPU seconds are each process's largest sample, summed: the workers of a
     forkserver are not the job's children, so ``RUSAGE_CHILDREN`` misses them
     (15 of 28 s on raw/). A process loses what it spent after its last sample
     (about 0.2 s of each of its threads; a run has about eight processes).
@@ -316,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     if corpus == ROOT:
         print(f"{args.corpus}: the checkout itself, not a folder of releases (an empty CORPUS?)", file=sys.stderr)
         return 2
-    if corpus == WORK.resolve() or WORK.resolve() in corpus.parents:
+    if corpus.is_relative_to(WORK.resolve()):
         print(f"{args.corpus}: inside {WORK}, which the benchmark rewrites as it runs: "
               "copy the releases elsewhere", file=sys.stderr)
         return 2
