@@ -42,19 +42,19 @@ lint: $(STAMP)
 CORPUS ?= raw
 SCALE ?= 1
 bench: $(STAMP)
-	$(PY) -m pipeline.bench --corpus $(CORPUS) --scale $(SCALE)
+	$(PY) -m pipeline.tools.bench --corpus $(CORPUS) --scale $(SCALE)
 
 bench-large: $(STAMP)
-	$(PY) -m pipeline.bench --corpus $(CORPUS) --scale 10
+	$(PY) -m pipeline.tools.bench --corpus $(CORPUS) --scale 10
 
 # Score the published lineages (out/) against the hand-traced answer key.
 lineage-report: $(STAMP)
-	$(PY) -m pipeline.lineage_report out
+	$(PY) -m pipeline.tools.lineage_report out
 
 # Follow the rules again with every other release left out (two runs of the job,
 # in a temporary folder): the rules whose current number then differs, to read.
 lineage-stability: $(STAMP)
-	$(PY) -m pipeline.stability raw out
+	$(PY) -m pipeline.tools.stability raw out
 
 vocabulary: $(STAMP)
 	$(PY) -m pipeline vocabulary raw > pipeline/data/vocabulary.txt.tmp \
@@ -64,5 +64,5 @@ vocabulary: $(STAMP)
 # Everything generated: out/ (only what the pipeline wrote in it), its lock and
 # staging leftovers, .cache/, bench results, tool caches and the virtualenv.
 clean:
-	$(PYTHON) -B -m pipeline.tidy out
+	$(PYTHON) -B -m pipeline.tools.tidy out
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis rules_pipeline.egg-info

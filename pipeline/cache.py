@@ -16,7 +16,8 @@ import hashlib
 import os
 import pickle
 import re
-from functools import lru_cache
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -27,17 +28,29 @@ _ENTRY = re.compile(r"[0-9a-f]{64}\.pickle")
 _TEMP = re.compile(r"\.([0-9a-f]{64})\.([0-9]+)\.tmp")
 
 
-@lru_cache(maxsize=1)
-def code_version() -> str:
-    """A hash of everything that decides what the first stage produces."""
+@cache
+def code_version(*packages: str) -> str:
+    """A hash of the code that decides a result: the top-level modules (the core),
+    the data files, the grammar, and the subpackages named (all of them when none
+    is), so that moving or changing a module of a stage can never leave its
+    cache stale."""
     digest = hashlib.sha256(__version__.encode())
-    files = sorted(_ROOT.glob("*.py")) + sorted((_ROOT / "data").glob("*")) + sorted(
-        (_ROOT.parent / "grammars").glob("*.lark")
-    )
+    folders = [_ROOT / name for name in packages] if packages else [p for p in sorted(_ROOT.iterdir()) if p.is_dir()]
+    files = sorted(_ROOT.glob("*.py")) + sorted((_ROOT / "data").glob("*"))
+    files += [p for folder in folders for p in sorted(folder.rglob("*.py"))]
     for path in files:
-        digest.update(path.name.encode())
+        digest.update(str(path.relative_to(_ROOT)).encode())
         digest.update(path.read_bytes())
+    for grammar in sorted(resources.files("pipeline.grammars").iterdir(), key=lambda g: g.name):
+        if grammar.name.endswith(".lark"):
+            digest.update(grammar.name.encode())
+            digest.update(grammar.read_bytes())
     return digest.hexdigest()[:16]
+
+
+# The packages each cache's entries depend on.
+SOURCE_CODE = ("ingest",)
+STEP_CODE = ("ingest", "corpus", "lineage")
 
 
 class SourceCache:
@@ -50,13 +63,13 @@ class SourceCache:
         self.reuse = reuse
 
     def key(self, sha256: str, rel_path: str, source_id: str, settings: Any) -> str:
-        raw = f"{code_version()}\0{sha256}\0{rel_path}\0{source_id}\0{settings!r}"
+        raw = f"{code_version(*SOURCE_CODE)}\0{sha256}\0{rel_path}\0{source_id}\0{settings!r}"
         return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()
 
     def step_key(self, before: str, after: str) -> str:
         """The key of one lineage step, from the digests of the two releases as
         alignment sees them (``lineage.Release.digest``)."""
-        raw = f"{code_version()}\0step\0{before}\0{after}"
+        raw = f"{code_version(*STEP_CODE)}\0step\0{before}\0{after}"
         return hashlib.sha256(raw.encode()).hexdigest()
 
     def get(self, key: str) -> Any | None:

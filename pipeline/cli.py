@@ -31,20 +31,17 @@ from typing import Any
 import click
 
 from pipeline import __version__, numbers
-from pipeline.clean import word_counts
-from pipeline.database import SearchError, number_query
-from pipeline.database import search as search_db
-from pipeline.dataset import DatasetError, verify
-from pipeline.decode import DecodeError, decode, sniff_binary
-from pipeline.diff import date_shaped, diff
-from pipeline.diff import describe as describe_diff
+from pipeline.corpus.clean import word_counts
+from pipeline.ingest.decode import DecodeError, decode, sniff_binary
 from pipeline.job import Shrinking, run_job
-from pipeline.package import InvalidOutput
-from pipeline.publish import Busy, ForeignOutput, Overlap, check_folders
-from pipeline.run import Settings, build
-from pipeline.site import build_site
-from pipeline.sitedata import SiteError
-from pipeline.trace import (
+from pipeline.publish.datapackage import InvalidOutput
+from pipeline.publish.folder import Busy, ForeignOutput, Overlap, check_folders
+from pipeline.publish.sqlite import SearchError, number_query
+from pipeline.publish.sqlite import search as search_db
+from pipeline.query.dataset import DatasetError, verify
+from pipeline.query.diff import date_shaped, diff
+from pipeline.query.diff import describe as describe_diff
+from pipeline.query.trace import (
     TraceError,
     checked_date,
     cited_number,
@@ -55,6 +52,9 @@ from pipeline.trace import (
     trace,
     trace_json,
 )
+from pipeline.run import Settings, build
+from pipeline.site.build import build_site
+from pipeline.site.data import SiteError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
 EXIT_SHRINK, EXIT_NOT_OURS, EXIT_INTERRUPTED, EXIT_TERMINATED = 65, 73, 130, 143
@@ -109,7 +109,7 @@ class Guarded:
 
 
 class GuardedCommand(Guarded, click.Command):
-    """A command run on its own (``python -m pipeline.stability``), guarded as the group is."""
+    """A command run on its own (``python -m pipeline.tools.stability``), guarded as the group is."""
 
 
 class _Main(Guarded, click.Group):

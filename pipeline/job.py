@@ -23,10 +23,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline import __version__, checks, emit, package, publish
+from pipeline import __version__
 from pipeline.cache import SourceCache, code_version
-from pipeline.dataset import source_status
-from pipeline.lineage import change_of
+from pipeline.ingest import checks
+from pipeline.lineage.engine import change_of
+from pipeline.publish import datapackage as package
+from pipeline.publish import emit
+from pipeline.publish import folder as publish
+from pipeline.query.dataset import source_status
 from pipeline.run import Corpus, Progress, Settings, build, discover
 
 RUN_JSON = "run.json"

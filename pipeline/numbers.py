@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-from pipeline.parse import parser
+from pipeline.ingest.parse import parser
 
 
 @cache

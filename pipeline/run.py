@@ -20,13 +20,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pipeline import canonical, checks, clean, dedupe, describe, lineage, noise, numbering, publish, workers
-from pipeline.assemble import assemble, layout
+from pipeline import workers
 from pipeline.cache import SourceCache
-from pipeline.decode import DecodeError, decode, sniff_binary
-from pipeline.lineage import Lineage
-from pipeline.parse import ParseError, parse
-from pipeline.records import Element, Source, evolve
+from pipeline.corpus import clean, dedupe, noise
+from pipeline.ingest import checks, describe
+from pipeline.ingest.assemble import assemble, layout
+from pipeline.ingest.decode import DecodeError, decode, sniff_binary
+from pipeline.ingest.parse import ParseError, parse
+from pipeline.lineage import engine as lineage
+from pipeline.lineage import numbering
+from pipeline.lineage.engine import Lineage
+from pipeline.publish import folder as publish
+from pipeline.records import Element, Mapping, Source, evolve
 
 # progress(stage, done, total): called as work advances, for a progress bar.
 Progress = Callable[[str, int, int], None]
@@ -51,7 +56,7 @@ class Corpus:
 
     sources: list[Source]
     elements: list[Element]
-    mappings: list[canonical.Mapping] = field(default_factory=list)
+    mappings: list[Mapping] = field(default_factory=list)
     reference: str = ""
     parsed: int = 0
     clock: Stopwatch = field(default_factory=lambda: Stopwatch())

@@ -47,7 +47,7 @@ def table(bundled: tuple[Corpus, Path]):  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def site(bundled: tuple[Corpus, Path], tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """The static site built once from the bundled data's published folder."""
-    from pipeline.site import build_site
+    from pipeline.site.build import build_site
 
     _, out = bundled
     return build_site(out, tmp_path_factory.mktemp("site") / "site")

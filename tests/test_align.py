@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from rapidfuzz import fuzz
 
 from pipeline.cli import main
-from pipeline.dedupe import dedupe
+from pipeline.corpus.dedupe import dedupe
 from pipeline.records import Element
 from tests.conftest import RAW
 from tests.test_bundled import GLOSSARY_ERRATA

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pipeline import bench
+from pipeline.tools import bench
 
 _PROC = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux /proc")
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import benchgen
-from pipeline.decode import decode
+from pipeline.ingest.decode import decode
 from pipeline.records import Element, Source
 from pipeline.run import Settings, read_source
+from pipeline.tools import benchgen
 
 RAW = Path(__file__).resolve().parent.parent / "raw"
 BASE = RAW / "cr-2026-08-07.txt"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.clean import Vocabulary, clean
-from pipeline.decode import decode
+from pipeline.corpus.clean import Vocabulary, clean
+from pipeline.ingest.decode import decode
 from pipeline.run import Settings, build, flag_truncation, read_source
 from tests.conftest import DATA, RAW
 

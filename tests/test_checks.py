@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from pipeline.checks import Check, release_checks, rule_order
 from pipeline.cli import main
-from pipeline.decode import decode
-from pipeline.records import Element, Source
+from pipeline.ingest.checks import release_checks, rule_order
+from pipeline.ingest.decode import decode
+from pipeline.records import Check, Element, Source
 from tests.conftest import RAW
 
 

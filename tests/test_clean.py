@@ -8,8 +8,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pipeline import clean
-from pipeline.clean import Vocabulary, fix_and_explain, is_truncated
+from pipeline.corpus import clean
+from pipeline.corpus.clean import Vocabulary, fix_and_explain, is_truncated
 
 VOCAB = Vocabulary.build([])  # the shipped base vocabulary, built from the bundled CR releases
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import main
-from pipeline.tables import TABLES
+from pipeline.publish.tables import TABLES
 from tests.conftest import RAW
 
 

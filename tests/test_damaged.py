@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.decode import decode
+from pipeline.ingest.decode import decode
 from pipeline.records import Element
 from pipeline.run import Settings, read_source
 from tests.conftest import DATA, RAW

@@ -11,8 +11,8 @@ from ftfy.badness import is_bad
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline import markup
-from pipeline.decode import (
+from pipeline.ingest import markup
+from pipeline.ingest.decode import (
     SINGLE_BYTE,
     Decoded,
     DecodeError,
@@ -133,7 +133,7 @@ def test_single_byte_encodings_map_one_byte_to_one_character() -> None:
 def _decode_by_whole_text(data: bytes) -> Decoded:
     """``decode`` as it was written first, with a pattern over the whole text at
     each step: the reference that the line-by-line and byte-level shortcuts keep."""
-    from pipeline.decode import _CONTROL, _FTFY, _SUSPECT, drop_control_lines, fold_spaces, to_text
+    from pipeline.ingest.decode import _CONTROL, _FTFY, _SUSPECT, drop_control_lines, fold_spaces, to_text
 
     text, encoding, evidence, flags = to_text(data)
     newline = newline_style(text)

@@ -20,18 +20,20 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline import lineage, numbering, sitedata, workers
+from pipeline import workers
 from pipeline.cache import SourceCache
-from pipeline.canonical import section_of
-from pipeline.clean import Vocabulary, clean
 from pipeline.cli import main
-from pipeline.diff import diff
+from pipeline.corpus.clean import Vocabulary, clean
 from pipeline.job import run_job
-from pipeline.lineage_report import HELDOUT_KEY, STEP_KEY, judge, judge_step, read_key, report, restarts
-from pipeline.numbers import sort_key
+from pipeline.lineage import engine as lineage
+from pipeline.lineage import numbering
+from pipeline.numbers import section_of, sort_key
+from pipeline.query.diff import diff
+from pipeline.query.trace import Dataset, TraceError, _read, resolve
 from pipeline.records import Element, Source
 from pipeline.run import Settings, read_source
-from pipeline.trace import Dataset, TraceError, _read, resolve
+from pipeline.site import data as sitedata
+from pipeline.tools.lineage_report import HELDOUT_KEY, STEP_KEY, judge, judge_step, read_key, report, restarts
 from tests.conftest import DATA, RAW, ROOT
 
 KEY = read_key()
@@ -202,7 +204,7 @@ def test_report_refuses_a_dataset_without_the_keys_releases(tmp_path: Path) -> N
     run_job(raw, tmp_path / "out", Settings(jobs=1), full=True)
     with pytest.raises(TraceError, match=r"out lacks 3\d of the releases the key's rules are from \(cr-1999-04-23"):
         report(tmp_path / "out")
-    done = subprocess.run([sys.executable, "-m", "pipeline.lineage_report", str(tmp_path / "nowhere")],
+    done = subprocess.run([sys.executable, "-m", "pipeline.tools.lineage_report", str(tmp_path / "nowhere")],
                           capture_output=True, text=True)
     assert done.returncode == 1 and done.stderr.startswith(f"Error: {tmp_path / 'nowhere'} holds no published dataset")
 
@@ -1769,8 +1771,8 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(bundled) -> None:  #
 def test_diff_folds_renumbered_cross_references(bundled) -> None:  # type: ignore[no-untyped-def]
     """Ward (702.21, April 2021) renumbered every later keyword, and every rule
     citing one: a rule whose only change is such a citation is no change."""
-    from pipeline.align import folded
-    from pipeline.diff import diff
+    from pipeline.query.diff import diff
+    from pipeline.text import folded
 
     data = Dataset.load(bundled[1])
     only_citations = set()

@@ -1,6 +1,6 @@
 """Lineages of generated releases, against what the generator did.
 
-``pipeline.benchgen`` makes each release from the one before it and records
+``pipeline.tools.benchgen`` makes each release from the one before it and records
 every rule's new number (``Release.renumbered``), the rules it removed and the
 keyword section it added or retired: each step's answer key, by construction,
 never by running the pipeline. The steps here are the ones where a rule had
@@ -16,11 +16,11 @@ from datetime import date
 
 import pytest
 
-from pipeline import benchgen
 from pipeline.job import run_job
-from pipeline.lineage_report import Verdict, generated_steps
+from pipeline.query.trace import Dataset
 from pipeline.run import Settings
-from pipeline.trace import Dataset
+from pipeline.tools import benchgen
+from pipeline.tools.lineage_report import Verdict, generated_steps
 from tests.conftest import RAW
 
 BASE = RAW / "cr-2026-08-07.txt"

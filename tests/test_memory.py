@@ -15,8 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import clean, database, emit, run, workers
-from pipeline.emit import COLUMNS
+from pipeline import run, workers
+from pipeline.corpus import clean
+from pipeline.publish import emit
+from pipeline.publish import sqlite as database
+from pipeline.publish.emit import COLUMNS
 from pipeline.run import Settings, read_source
 from tests.conftest import RAW
 

@@ -9,10 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline import align, numbers, xrefs
-from pipeline.assemble import split_number
-from pipeline.package import rules_schema
-from pipeline.parse import parse, parser
+from pipeline import numbers, text
+from pipeline.corpus import xrefs
+from pipeline.ingest.assemble import split_number
+from pipeline.ingest.parse import parse, parser
+from pipeline.lineage import align
+from pipeline.publish.datapackage import rules_schema
 
 PIPELINE = Path(numbers.__file__).resolve().parent
 
@@ -44,7 +46,7 @@ def test_every_number_the_grammar_accepts_is_accepted_everywhere(number: str) ->
     written, body, _ = split_number(numbers.RULE_AT_START, line.text)
     assert (line.kind, written.rstrip("."), body) == ("RULE", number.rstrip("."), "Some rule text.")
     assert xrefs.find(f"see rule {number.rstrip('.')} here")[0][1] == numbers.normalise(number)
-    assert align.masked(f"see rule {number.rstrip('.')} here") == "see rule # here"
+    assert text.masked(f"see rule {number.rstrip('.')} here") == "see rule # here"
     pattern = rules_schema()["$defs"]["number"]["pattern"]
     assert re.fullmatch(pattern, numbers.normalise(number))
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.assemble import _TOC_KEY, assemble, iter_lines, toc_key
-from pipeline.clean import FIXERS, Vocabulary, fix_and_explain
-from pipeline.decode import decode
-from pipeline.parse import parse, parse_with_lark
+from pipeline.corpus.clean import FIXERS, Vocabulary, fix_and_explain
+from pipeline.ingest.assemble import _TOC_KEY, assemble, iter_lines, toc_key
+from pipeline.ingest.decode import decode
+from pipeline.ingest.parse import parse, parse_with_lark
 from pipeline.records import Element, evolve
 from pipeline.run import Settings, read_source
 
@@ -82,7 +82,7 @@ def test_fast_parser_equals_lark(text: str) -> None:
 
 
 def test_fast_parser_equals_lark_on_bundled_data() -> None:
-    from pipeline.decode import decode
+    from pipeline.ingest.decode import decode
     from tests.conftest import RAW
 
     for path in sorted(RAW.iterdir()):

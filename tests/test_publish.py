@@ -27,10 +27,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from pipeline import emit, publish
 from pipeline.cli import main
-from pipeline.package import InvalidOutput, rules_schema, validate_rules_json
-from pipeline.tables import TABLES
+from pipeline.publish import emit
+from pipeline.publish import folder as publish
+from pipeline.publish.datapackage import InvalidOutput, rules_schema, validate_rules_json
+from pipeline.publish.tables import TABLES
 from tests.conftest import RAW, ROOT
 
 METADATA = {"run.json", "changes.md"}  # describe the run itself, so they differ run to run

@@ -23,10 +23,13 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline import database, emit, job, publish, run
+from pipeline import job, run
 from pipeline.cache import SourceCache
 from pipeline.cli import main
-from pipeline.lineage import Step
+from pipeline.lineage.engine import Step
+from pipeline.publish import emit
+from pipeline.publish import folder as publish
+from pipeline.publish import sqlite as database
 from pipeline.records import Source
 from pipeline.run import Corpus, Settings, source_ids
 from tests.conftest import RAW, ROOT, SMALL
@@ -218,7 +221,7 @@ def test_a_dataset_or_site_inside_raw_is_never_read_as_input(published: Path, sm
                                                              tmp_path: Path) -> None:
     """`site --dest raw/site` writes thousands of pages that the next ingest would
     read as web-page dumps; a dataset copied under raw/ likewise."""
-    from pipeline.site import build_site
+    from pipeline.site.build import build_site
 
     build_site(published, small_raw / "site")
     code, output = _ingest(small_raw, tmp_path / "new")
@@ -879,7 +882,8 @@ def _interrupted_with_workers_gone(script: str) -> None:
 _AHEAD_INTERRUPTED = """
 import sys, time
 from pathlib import Path
-from pipeline import lineage, workers
+from pipeline import workers
+from pipeline.lineage import engine as lineage
 from pipeline.run import Settings, read_source
 raw = Path("raw")
 names = ("cr-2009-02-01.txt", "cr-2009-07-11.txt", "cr-2009-09-04.txt")

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 import pipeline
 from pipeline.cli import main
-from pipeline.database import fts_query, number_query
-from pipeline.dedupe import fold
+from pipeline.publish.sqlite import fts_query, number_query
+from pipeline.text import fold
 
 REFERENCE = "cr-2026-08-07"
 

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from pipeline.run import Corpus
-from pipeline.site import SiteResult
-from pipeline.sitechanges import KINDS, compare, presence
-from pipeline.sitedata import load
+from pipeline.site.build import SiteResult
+from pipeline.site.changes import KINDS, compare, presence
+from pipeline.site.data import load
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pipeline import stability
 from pipeline.job import run_job
 from pipeline.run import Settings
+from pipeline.tools import stability
 from tests.conftest import RAW
 
 # Three neighbouring releases, saved under one name in three folders (so that a source's

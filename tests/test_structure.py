@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.assemble import assemble, is_term, layout
-from pipeline.checks import source_checks
-from pipeline.decode import decode
-from pipeline.describe import effective_date, source_format
-from pipeline.parse import Line, parse
+from pipeline.ingest.assemble import assemble, is_term, layout
+from pipeline.ingest.checks import source_checks
+from pipeline.ingest.decode import decode
+from pipeline.ingest.describe import effective_date, source_format
+from pipeline.ingest.parse import Line, parse
 from pipeline.records import Element
 from pipeline.run import Settings, read_source
 from tests.conftest import RAW

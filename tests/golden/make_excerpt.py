@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-from pipeline.decode import to_text
+from pipeline.ingest.decode import to_text
 
 _BOMS = {"utf-8-sig": b"\xef\xbb\xbf", "utf-16-le+bom": b"\xff\xfe", "utf-16-be+bom": b"\xfe\xff"}
 _CODEC = {"utf-8-sig": "utf-8", "utf-16-le+bom": "utf-16-le", "utf-16-be+bom": "utf-16-be", "ascii": "ascii"}

@@ -51,7 +51,7 @@ def one_line_html(text: str, section: str) -> bytes:
 
 def cases() -> dict[str, bytes]:
     """File name -> damaged bytes."""
-    from pipeline.decode import decode
+    from pipeline.ingest.decode import decode
 
     utf16 = excerpt(RAW / "cr-2016-08-26.txt", [(1, 4), (18, 21), (171, 182), (3279, 3284)])
     seed = (RAW / "000_eb8496d4591d3274.txt").read_bytes()

@@ -1,0 +1,66 @@
+"""Noise found across the corpus, and FAQ answers that run over several paragraphs.
+
+Line-level noise (vim filler, page chrome, labels) is named by the assembler.
+An epigraph can only be seen across entries: the same unnumbered paragraph
+pasted again and again. Nothing is dropped; noise stays in the ledger.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from pipeline.records import Element, evolve
+from pipeline.text import spacing_key
+
+# An unnumbered paragraph is boilerplate when it recurs this often in the corpus
+# and at least twice within one source (pasted after every entry there).
+MIN_TOTAL = 3
+MIN_IN_SOURCE = 2
+
+
+def classify(sources: Sequence[list[Element]]) -> list[list[Element]]:
+    """Mark recurring prose as ``epigraph`` noise, then join answer continuations."""
+    total: Counter[str] = Counter()
+    within: Counter[tuple[int, str]] = Counter()
+    for i, elements in enumerate(sources):
+        for el in elements:
+            if el.kind == "prose":
+                key = spacing_key(el.body)
+                total[key] += 1
+                within[(i, key)] += 1
+    repeated = {k for (_, k), n in within.items() if n >= MIN_IN_SOURCE and total[k] >= MIN_TOTAL}
+    out = []
+    for elements in sources:
+        marked = [
+            evolve(el, kind="noise", noise_kind="epigraph", continues=0, parent_line=0)
+            if el.kind == "prose" and spacing_key(el.body) in repeated
+            else el
+            for el in elements
+        ]
+        out.append(join_answers(marked))
+    return out
+
+
+def join_answers(elements: list[Element]) -> list[Element]:
+    """Fold paragraphs that continue a FAQ answer into the answer's element.
+
+    Only an unbroken run right after the question joins it: anything after a
+    noise element stays a paragraph of its own (with the QA as its parent).
+    """
+    out: list[Element] = []
+    for el in elements:
+        prev = out[-1] if out else None
+        if el.continues and prev is not None and prev.kind == "qa" and prev.line_start == el.continues:
+            out[-1] = evolve(
+                prev,
+                line_end=el.line_end,
+                text_raw=prev.text_raw + "\n" + el.text_raw,
+                body=prev.body + "\n" + el.body,
+                answer=(prev.answer + "\n" + el.body).strip(),
+            )
+        elif el.continues:
+            out.append(evolve(el, parent_line=el.continues, continues=0))
+        else:
+            out.append(el)
+    return out

@@ -1,0 +1,181 @@
+"""Self-checks: does what was read add up? A source that fails one is ``suspect``.
+
+A misread costs whole releases silently (a missing blank line once turned
+~2,300 rules into glossary entries and the run said ``ok``), so every source is
+checked against itself, and every release against the others in the run:
+
+- ``numbered_lines``: lines that look numbered (the grammar's rule, section and
+  chapter lines), outside the contents and not the rest of a wrapped sentence,
+  against the rule, section and chapter elements made;
+- ``rule_order``: within each section, rules come in number order;
+- ``glossary_text``: every glossary entry has a definition;
+- ``rule_count``: a release's rule count against its date-neighbours' (releases
+  only ever grow by a few percent, so one that breaks the run's growth, by
+  missing rules or by reading more than there are, stands out).
+
+The first three need only the source (``source_checks``); ``rule_count`` needs
+the run (``release_checks``). ``judge`` sets the status and the error.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from pipeline import numbers
+from pipeline.ingest.assemble import Layout, layout, split_number, toc_key
+from pipeline.ingest.parse import Line
+from pipeline.records import Check, Element, Source
+
+# A release may have this much fewer rules than an earlier one (or more than a
+# later one) before it is suspect. Real releases never shrink by more than 0.1%.
+RULE_COUNT_TOLERANCE = 0.10
+# Rules out of order a release may have before it is suspect: real releases
+# carry a typo or two ("432.2b" among the 423s in 2006, "702.30d" twice in 2009).
+MAX_OUT_OF_ORDER = 2
+
+
+def format_checks(checks: Iterable[Check]) -> str:
+    """The ``checks`` column of ``sources.csv``.
+
+    >>> format_checks([Check("glossary_text", True, "5 of 5 entries have text")])
+    'glossary_text=ok (5 of 5 entries have text)'
+    """
+    return "; ".join(str(c) for c in checks)
+
+
+def numbered_lines(lines: Sequence[Line], elements: Sequence[Element], shape: Layout | None = None) -> Check:
+    """Numbered lines seen against rule, section and chapter elements made.
+
+    The count is taken from the typed lines, not from the regions the assembler
+    chose: a contents entry is the first of two headings alike, before the first
+    subrule of a whole document; a wrapped sentence's next line may start with
+    a number ("See rule\\n212.2 ...") and is no numbered line.
+    """
+    shape = layout(lines) if shape is None else shape
+    numbered = ("CHAPTER", "SECTION", "RULE", "DOTTED")
+    key_of = {i: toc_key(ln.text) for i, ln in enumerate(lines) if ln.kind in numbered}
+    keys = Counter(key_of.values())
+    first_subrule = next(
+        (i for i, ln in enumerate(lines)
+         if ln.kind == "RULE" and "." in split_number(numbers.RULE_AT_START, ln.text)[0]),
+        len(lines),
+    )
+    seen, met = 0, set()
+    for i, ln in enumerate(lines):
+        if ln.kind in numbered:
+            key = key_of[i]
+            contents = shape.is_cr and i < first_subrule and keys[key] > 1 and key not in met
+            met.add(key)
+            if ln.kind != "DOTTED" and not contents and not shape.wrap.breaks(lines[i - 1] if i else None, ln):
+                seen += 1
+    made = sum(1 for el in elements if el.kind in ("chapter", "section", "rule") and el.number_as_written)
+    allowed = max(1, seen // 200)
+    return Check("numbered_lines", abs(made - seen) <= allowed,
+                 f"{made} rule, section and chapter elements from {seen} numbered lines")
+
+
+def rule_order(elements: Sequence[Element]) -> Check:
+    """Rules in number order within each section (a lost digit, 1999's ``408.f``
+    after ``408.2e``, is read as the one before it had)."""
+    sections = {el.line_start for el in elements if el.kind == "section"}
+    previous: dict[int, tuple[str, str, str]] = {}
+    out_of_order: list[str] = []
+    rules = 0
+    for el in elements:
+        if el.kind != "rule" or el.parent_line not in sections:
+            continue
+        rules += 1
+        parts = numbers.parts(el.number_as_written)
+        if parts is None:
+            continue
+        before = previous.get(el.parent_line)
+        if before is not None and not parts[1] and parts[2]:
+            parts = (parts[0], before[1], parts[2])
+        if before is not None and _key(parts) <= _key(before):
+            out_of_order.append(f"{el.number_as_written} after {'.'.join(p for p in before[:2] if p)}{before[2]}")
+        previous[el.parent_line] = parts
+    detail = f"{len(out_of_order)} of {rules} rules out of order"
+    if out_of_order:
+        detail += ": " + ", ".join(out_of_order[:5]) + (" ..." if len(out_of_order) > 5 else "")
+    return Check("rule_order", len(out_of_order) <= MAX_OUT_OF_ORDER, detail)
+
+
+def _key(parts: tuple[str, str, str]) -> tuple[int, int, int, str]:
+    head, digits, letters = parts
+    return (int(head), int(digits) if digits else -1, len(letters), letters)
+
+
+def glossary_text(elements: Sequence[Element]) -> Check:
+    """Every glossary entry has a definition."""
+    entries = [el for el in elements if el.kind == "glossary"]
+    empty = [el.term for el in entries if not el.body.strip()]
+    detail = f"{len(entries) - len(empty)} of {len(entries)} entries have text"
+    if empty:
+        detail += ": none for " + ", ".join(repr(t) for t in empty[:5]) + (" ..." if len(empty) > 5 else "")
+    return Check("glossary_text", not empty, detail)
+
+
+def source_checks(lines: Sequence[Line], elements: Sequence[Element], shape: Layout | None = None
+                  ) -> tuple[Check, ...]:
+    """The checks one source can make on its own (``shape``: the lines' ``layout``, if made)."""
+    checks = [numbered_lines(lines, elements, shape), rule_order(elements)]
+    if any(el.kind == "glossary" for el in elements):
+        checks.append(glossary_text(elements))
+    return tuple(checks)
+
+
+def release_checks(releases: Sequence[tuple[Source, int]]) -> dict[str, Check]:
+    """``rule_count`` for each dated release, given (source, rule count) pairs.
+
+    Rule counts grow from release to release; the largest set of releases whose
+    counts do (within ``RULE_COUNT_TOLERANCE``) is taken as right, and each
+    release outside it fails, with the counts of the releases around it.
+    """
+    dated = sorted((r for r in releases if r[0].effective_date), key=lambda r: (r[0].effective_date, r[0].source_id))
+    if len(dated) < 2:
+        return {}
+    counts = [n for _, n in dated]
+    # Longest chain of releases whose counts grow (within tolerance); ties go to more rules.
+    best: list[tuple[int, int]] = []
+    before: list[int] = []
+    for i, n in enumerate(counts):
+        options = [(best[j][0] + 1, best[j][1] + n, j) for j in range(i) if _grows(counts[j], n)]
+        length, total, j = max(options, default=(1, n, -1))
+        best.append((length, total))
+        before.append(j)
+    end = max(range(len(counts)), key=lambda i: (best[i], -i))
+    chain = set()
+    while end >= 0:
+        chain.add(end)
+        end = before[end]
+    out: dict[str, Check] = {}
+    for i, (src, n) in enumerate(dated):
+        earlier = next((k for k in range(i - 1, -1, -1) if k in chain), None)
+        later = next((k for k in range(i + 1, len(dated)) if k in chain), None)
+        around = ", ".join(f"{dated[k][0].source_id} {counts[k]}" for k in (earlier, later) if k is not None)
+        out[src.source_id] = Check("rule_count", i in chain, f"{n} rules; around it: {around or 'none'}")
+    return out
+
+
+def _grows(earlier: int, later: int) -> bool:
+    return later >= earlier * (1 - RULE_COUNT_TOLERANCE)
+
+
+def judge(src: Source, checks: Sequence[Check]) -> Source:
+    """The source with its checks, ``suspect`` when one failed (quarantine stands)."""
+    failed = [c for c in checks if not c.passed]
+    if src.status == "quarantined":
+        return replace(src, checks=tuple(checks))
+    if not failed:
+        return replace(src, checks=tuple(checks), status="ok", error="")
+    error = "; ".join(f"{c.name}: {c.detail}" for c in failed)
+    return replace(src, checks=tuple(checks), status="suspect", error=f"{src.path}: {error}")
+
+
+def problems(src: Source) -> list[str]:
+    """One line per problem of a source, for the log (``quarantined: ...``, ``suspect: ...``)."""
+    if src.status == "quarantined":
+        return [f"quarantined: {src.error}"]
+    return [f"suspect: {src.path}: {c.name}: {c.detail}" for c in src.checks if not c.passed]

@@ -1,0 +1,472 @@
+"""Bytes to text: encoding detection, newline normalisation, mojibake repair.
+
+The decoded text is what every line number in the output refers to: it is
+split at ``\\r\\n``, ``\\r`` or ``\\n`` and re-joined with ``\\n``. The choice of
+encoding is recorded with the evidence that decided it, so that a reader of
+``sources.csv`` can check it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import unicodedata
+from bisect import bisect_right
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import ftfy
+import numpy as np
+from ftfy.badness import is_bad
+
+from pipeline.ingest import markup
+
+# Candidates for text that is not UTF-8, in order of prior likelihood: the
+# first wins a tie.
+SINGLE_BYTE = ("cp1252", "mac_roman", "cp437")
+
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+_WORD = re.compile(r"[^\W\d_][\w’'-]*")
+# The bytes that may decode to word characters in a single-byte encoding: ASCII
+# letters and digits, _ ' and -, and every high byte.
+_RUN_BYTE = np.zeros(256, dtype=bool)
+_RUN_BYTE[list(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_'-")] = True
+_RUN_BYTE[0x80:] = True
+_TYPOGRAPHY = set("’‘“”–—…•™®©°·")
+_ODD_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+# ftfy's badness check is slow; mojibake always leaves some character outside
+# ASCII and common typography, so only lines with one are checked.
+_SUSPECT = re.compile("[^\x00-\x7f’‘“”–—…•™®©°−×]")
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+_NUL_BETWEEN = re.compile("(?<=[^\\s\x00])\x00+(?=[^\\s\x00])")
+
+# A UTF-16 byte-order mark (FF FE or FE FF) after a UTF-8 round trip: each
+# byte was invalid UTF-8 and became U+FFFD.
+MANGLED_BOM = b"\xef\xbf\xbd\xef\xbf\xbd"
+
+# Signatures of binary formats that are sometimes scraped by mistake.
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "PNG image"), (b"\xff\xd8\xff", "JPEG image"), (b"GIF8", "GIF image"),
+    (b"%PDF-", "PDF document"), (b"PK\x03\x04", "ZIP archive"), (b"PK\x05\x06", "ZIP archive"),
+    (b"\x1f\x8b", "gzip archive"), (b"7z\xbc\xaf\x27\x1c", "7-Zip archive"), (b"Rar!", "RAR archive"),
+    (b"\x7fELF", "ELF executable"), (b"BZh", "bzip2 archive"), (b"\xfd7zXZ\x00", "xz archive"),
+    (b"RIFF", "RIFF media"), (b"\x00\x00\x01\x00", "icon image"), (b"OggS", "Ogg media"),
+)
+_FTFY = ftfy.TextFixerConfig(
+    unescape_html=False,
+    remove_terminal_escapes=False,
+    uncurl_quotes=False,
+    fix_latin_ligatures=False,
+    fix_character_width=False,
+    fix_line_breaks=False,
+    fix_surrogates=True,
+    remove_control_chars=False,
+    normalization=None,
+    explain=False,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A decoded source: its text with ``\\n`` line ends, and how it was read.
+
+    ``line_flags`` names what decoding did to particular lines (1-based):
+    ``encoding_fixed`` (mojibake repaired), ``encoding_mixed`` (the line was not
+    UTF-8 like the rest), ``control_chars_removed`` (NUL padding and other C0
+    controls), ``bom_repaired`` (a UTF-16 byte-order mark mangled by a UTF-8
+    round trip), ``utf16_realigned`` (a stray byte that broke UTF-16's byte
+    pairs was dropped), ``html_stripped`` (the text is a web page's, markup
+    removed).
+    """
+
+    text: str
+    encoding: str
+    newline: str
+    evidence: str = ""
+    line_flags: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def fixed_lines(self) -> frozenset[int]:
+        return frozenset(n for n, flag in self.line_flags if flag == "encoding_fixed")
+
+
+class DecodeError(ValueError):
+    """The bytes are not text in any encoding the pipeline reads."""
+
+
+@lru_cache(maxsize=1)
+def accented_names() -> frozenset[str]:
+    """Card names with accents that the rules quote (evidence for encodings)."""
+    data = resources.files("pipeline").joinpath("data/accented_names.txt")
+    lines = data.read_text(encoding="utf-8").splitlines()
+    return frozenset(x.strip() for x in lines if x.strip() and not x.startswith("#"))
+
+
+def newline_style(text: str) -> str:
+    """Name the line endings of ``text``: ``LF``, ``CRLF``, ``CR``, ``none`` or a mix.
+
+    >>> newline_style("a\\r\\nb\\rc")
+    'mixed(CRLF=1,CR=1)'
+    """
+    crlf = text.count("\r\n")
+    cr = text.count("\r") - crlf
+    lf = text.count("\n") - crlf
+    found = [(n, c) for n, c in (("CRLF", crlf), ("CR", cr), ("LF", lf)) if c]
+    if not found:
+        return "none"
+    if len(found) == 1:
+        return found[0][0]
+    return "mixed(" + ",".join(f"{n}={c}" for n, c in found) + ")"
+
+
+def _score(text: str) -> tuple[int, list[str]]:
+    """How sensible a single-byte decoding looks: known names, typography, letters.
+    (The definition; ``choose_single_byte`` computes it as ``_score_bytes``.)"""
+    score = 0
+    seen: list[str] = []
+    names = accented_names()
+    for word in set(_WORD.findall(text)):
+        if word in names:
+            score += 20
+            seen.append(word)
+    for m in _NON_ASCII.finditer(text):
+        i, ch = m.start(), m.group()
+        cat = unicodedata.category(ch)
+        prev = text[i - 1] if i else " "
+        nxt = text[i + 1] if i + 1 < len(text) else " "
+        if ch in _TYPOGRAPHY:
+            score += 2
+        elif cat == "Ll" and prev.isalpha() and prev.islower() and ord(ch) < 0x180:
+            score += 1
+        elif cat.startswith("L") and (prev.isalpha() or nxt.isalpha()):
+            score += 0
+        else:
+            score -= 3
+    return score, sorted(seen)
+
+
+def _score_bytes(sample: bytes, enc: str, contexts: Counter[bytes], runs: set[bytes]) -> tuple[int, list[str]]:
+    """``_score(sample.decode(enc))`` for a single-byte ``enc``, from the sample's
+    distinct contexts instead of every character: each non-ASCII character
+    scores by itself and its two neighbours (``contexts``: byte triples around
+    each high byte, with counts), and a known name, all of which have an
+    accent, lies in a run of word bytes holding a high byte (``runs``). In the
+    single-byte encodings read, a byte decodes to one character, ASCII exactly
+    when the byte is (a test holds both, and the result, to ``_score``)."""
+    score = 0
+    for triple, count in contexts.items():
+        prev, ch, nxt = tuple(triple.decode(enc))
+        cat = unicodedata.category(ch)
+        if ch in _TYPOGRAPHY:
+            score += 2 * count
+        elif cat == "Ll" and prev.isalpha() and prev.islower() and ord(ch) < 0x180:
+            score += count
+        elif not (cat.startswith("L") and (prev.isalpha() or nxt.isalpha())):
+            score -= 3 * count
+    names = accented_names()
+    # The runs joined by spaces (no word character) read as they read apart.
+    seen = {word for word in _WORD.findall(b" ".join(runs).decode(enc)) if word in names}
+    return score + 20 * len(seen), sorted(seen)
+
+
+def _contexts(sample: bytes) -> tuple[Counter[bytes], set[bytes]]:
+    """The inputs of ``_score_bytes`` (a space stands before and after the sample):
+    the triples, counted as 24-bit numbers, and the maximal runs of word bytes that
+    hold a high byte, cut where the run's edges are. In arrays, not a Python step
+    per byte: most non-ASCII lines of an old release hold curly quotes, so the
+    sample is most of the file (3-4 times faster than two patterns' scans)."""
+    padded = np.frombuffer(b" " + sample + b" ", dtype=np.uint8)
+    high = np.flatnonzero(padded[1:-1] >= 0x80)  # in the sample; in padded, the middle of a triple
+    triples = (padded[high].astype(np.uint32) << 16) | (padded[high + 1].astype(np.uint32) << 8) | padded[high + 2]
+    keys, counts = np.unique(triples, return_counts=True)
+    contexts = Counter(dict(zip((k.to_bytes(3, "big") for k in keys.tolist()), counts.tolist(), strict=True)))
+    edges = np.flatnonzero(np.diff(_RUN_BYTE[padded].astype(np.int8)))  # in the sample: run starts, run ends
+    starts, ends = edges[0::2], edges[1::2]
+    holding = np.unique(np.searchsorted(starts, high, side="right") - 1)  # the runs the high bytes lie in
+    return contexts, {sample[a:b] for a, b in zip(starts[holding].tolist(), ends[holding].tolist(), strict=True)}
+
+
+def _non_ascii_sample(data: bytes) -> bytes:
+    """The lines of ``data`` that hold non-ASCII bytes: all the evidence there is."""
+    return b"\n".join(line for line in data.splitlines() if not line.isascii())
+
+
+def choose_single_byte(data: bytes) -> tuple[str, str]:
+    """Pick the single-byte encoding that decodes ``data`` most sensibly."""
+    sample = _non_ascii_sample(data)
+    contexts, runs = _contexts(sample)
+    best: tuple[int, int, str, str] | None = None
+    for rank, enc in enumerate(SINGLE_BYTE):
+        try:
+            sample.decode(enc)
+        except UnicodeDecodeError:
+            continue
+        score, names = _score_bytes(sample, enc, contexts, runs)
+        evidence = f"{enc} score {score}" + (f" names {','.join(names)}" if names else "")
+        key = (score, -rank, enc, evidence)
+        if best is None or key > best:
+            best = key
+    assert best is not None  # cp437 decodes every byte
+    return best[2], best[3]
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """``utf-16-le``/``-be`` when every other byte is NUL, as in UTF-16 text."""
+    if len(data) < 4 or len(data) % 2:
+        return None
+    even = data[0::2].count(0) / (len(data) // 2)
+    odd = data[1::2].count(0) / (len(data) // 2)
+    if odd > 0.6 and even < 0.1:
+        return "utf-16-le"
+    if even > 0.6 and odd < 0.1:
+        return "utf-16-be"
+    return None
+
+
+def _decode_mixed(data: bytes) -> tuple[str, str, str, list[tuple[int, str]]]:
+    """Decode line by line: UTF-8 where a line is UTF-8, a single-byte guess elsewhere."""
+    chunks = data.splitlines(keepends=True)
+    valid = [_is_utf8(c) for c in chunks]
+    fallback, evidence = choose_single_byte(b"\n".join(c for c, ok in zip(chunks, valid, strict=True) if not ok))
+    parts: list[str] = []
+    odd: list[int] = []
+    for chunk, ok in zip(chunks, valid, strict=True):
+        if not ok:
+            odd.append(len(parts))
+        parts.append(chunk.decode("utf-8" if ok else fallback))
+    text = "".join(parts)
+    # Line numbers of the odd chunks, counted as the text will be split.
+    starts = [m.end() for m in _NEWLINES.finditer(text)]
+    offsets, pos = [], 0
+    for part in parts:
+        offsets.append(pos)
+        pos += len(part)
+    lines = [(1 + bisect_right(starts, offsets[i]), "encoding_mixed") for i in odd]
+    return text, f"utf-8+{fallback}", f"lines not UTF-8 read as {evidence}", lines
+
+
+def _is_utf8(chunk: bytes) -> bool:
+    try:
+        chunk.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def sniff_binary(data: bytes) -> str:
+    """Why ``data`` is not text (a known binary signature, or mostly control bytes), or ''.
+
+    >>> sniff_binary(b"%PDF-1.4 ..."), sniff_binary(b"702.1a Text")
+    ('PDF document', '')
+    """
+    for magic, name in _MAGIC:
+        if data.startswith(magic):
+            return name
+    head = data[:65536]
+    if not head or _utf16_without_bom(head[: len(head) // 2 * 2]) or utf16_shaped(head):
+        return ""
+    control = sum(head.count(bytes([b])) for b in (*range(0, 9), *range(14, 32)))
+    nul = head.count(0)
+    # Text a scraper padded with NUL bytes reads once they are dropped.
+    padded = nul and control - nul <= 0.01 * (len(head) - nul) and re.search(rb"[A-Za-z]{3}", head)
+    if control > 0.1 * len(head) and not padded:
+        return f"binary data ({100 * control // len(head)}% control bytes)"
+    return ""
+
+
+def utf16_shaped(data: bytes) -> bool:
+    """Whether ``data`` looks like UTF-16 text even where its byte pairs slip
+    (a byte lost or added at line ends): about every other byte NUL, the NULs
+    alone, and the other bytes text.
+
+    >>> utf16_shaped("Magic rules\\r\\n".encode("utf-16-le")), utf16_shaped(b"a\\x00\\x00\\x00\\x00b")
+    (True, False)
+    """
+    if len(data) < 8:
+        return False
+    nul = data.count(0)
+    if not 0.3 * len(data) <= nul <= 0.6 * len(data) or data.count(b"\x00\x00") > 0.02 * nul:
+        return False
+    others = data.replace(b"\x00", b"")
+    texty = sum(others.count(bytes([b])) for b in (*range(9, 14), *range(32, 127), 0x13, 0x14, 0x18, 0x19,
+                                                   0x1C, 0x1D, 0x20, 0x22, 0x26))
+    return texty >= 0.9 * len(others)
+
+
+def to_text(data: bytes) -> tuple[str, str, str, list[tuple[int, str]]]:
+    """Decode ``data``: (text, encoding name, evidence, flags for particular lines)."""
+    if data.startswith(MANGLED_BOM) and utf16_shaped(data[len(MANGLED_BOM):len(MANGLED_BOM) + 65536]):
+        text, enc, slips = _utf16(data[len(MANGLED_BOM):])
+        evidence = "BOM mangled to EF BF BD EF BF BD (U+FFFD twice, a UTF-8 round trip); NUL in every other byte"
+        return text, enc, evidence, [(1, "bom_repaired"), *((n, "utf16_realigned") for n in slips)]
+    for bom, enc in (
+        (codecs.BOM_UTF8, "utf-8-sig"),
+        (codecs.BOM_UTF16_LE, "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be"),
+    ):
+        if data.startswith(bom):
+            body = data[len(bom) :]
+            name = enc + "+bom" if "16" in enc else enc
+            try:
+                return body.decode(enc.replace("-sig", "")), name, "BOM", []
+            except UnicodeDecodeError as exc:
+                if "16" in enc:
+                    raise DecodeError(f"{enc} BOM but invalid {enc} at byte {exc.start + len(bom)}") from exc
+                text, _, evidence, odd = _decode_mixed(body)
+                return text, name + "+" + evidence.split()[-1], "BOM; " + evidence, odd
+    utf16 = _utf16_without_bom(data)
+    if utf16:
+        try:
+            return data.decode(utf16), utf16, "NUL in every other byte, no BOM", []
+        except UnicodeDecodeError:
+            pass
+    if utf16_shaped(data[:65536]):
+        text, enc, slips = _utf16(data)
+        return text, enc, "NUL in every other byte, no BOM, byte pairs slipping", [
+            (n, "utf16_realigned") for n in slips]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return text, "ascii" if text.isascii() else "utf-8", "valid UTF-8", []
+    if re.search(rb"[\xc2-\xf4][\x80-\xbf]", data):
+        return _decode_mixed(data)
+    enc, evidence = choose_single_byte(data)
+    return data.decode(enc), enc, evidence, []
+
+
+def _utf16(data: bytes) -> tuple[str, str, list[int]]:
+    """UTF-16 whose byte pairs may slip at line ends (a byte added or lost around
+    a line break): (text, encoding, lines where a stray byte was dropped).
+
+    Each stretch between newline bytes is read with the alignment that puts its
+    NUL bytes where UTF-16 has them; a byte left over is dropped.
+
+    >>> _utf16("ab\\r\\ncd\\r\\n".encode("utf-16-le").replace(b"\\r\\x00\\n", b"\\r\\x00\\r\\n"))
+    ('ab\\r\\ncd\\r\\n', 'utf-16-le', [1, 2])
+    """
+    first = data.split(b"\n", 1)[0]
+    big_endian = first[0::2].count(0) > first[1::2].count(0)
+    enc = "utf-16-be" if big_endian else "utf-16-le"
+    if len(data) % 2 == 0:
+        try:
+            text = data.decode(enc)
+        except UnicodeDecodeError:
+            text = ""
+        if text and not _slipped(text):
+            return text, enc, []
+    parts: list[str] = []
+    slips: list[int] = []  # character offsets of stretches with a stray byte
+    size = 0
+    for piece in data.split(b"\n"):
+        if parts:
+            parts.append("\n")
+            size += 1
+        # NULs on the wrong side of the pairs: the stretch starts one byte late.
+        nul_even, nul_odd = piece[0::2].count(0), piece[1::2].count(0)
+        start = 1 if (nul_odd > nul_even if big_endian else nul_even > nul_odd) else 0
+        usable = piece[start:]
+        if len(usable) % 2:
+            usable = usable[:-1]
+            slips.append(size)
+        text = usable.decode(enc, errors="replace")
+        parts.append(text)
+        size += len(text)
+    text = "".join(parts)
+    starts = [m.end() for m in _NEWLINES.finditer(text)]
+    return text, enc, sorted({1 + bisect_right(starts, offset) for offset in slips})
+
+
+def _slipped(text: str) -> bool:
+    """UTF-16 read out of step somewhere: ASCII comes out as code units ending in a
+    zero byte (``Ma`` as U+4D00 U+6100), a line break as U+0A0D or U+0D00.
+
+    >>> _slipped("Magic\\r\\n"), _slipped("\\u4d00\\u6100\\u6700"), _slipped("rules\\r\\u0a0d\\u0d00\\n")
+    (False, True, True)
+    """
+    odd = sum(1 for ch in text if (ord(ch) >= 0x100 and not ord(ch) & 0xFF) or ch in "\u0a0d\u0d0a")
+    return odd > 0
+
+
+def drop_controls(line: str) -> str:
+    """Drop C0 control characters; a run of NULs padding two words apart becomes a space.
+
+    >>> drop_controls("Entwine\\x00\\x00\\x00is a\\x00 static\\x07 ability.")
+    'Entwine is a static ability.'
+    """
+    return _CONTROL.sub("", _NUL_BETWEEN.sub(" ", line))
+
+
+def drop_control_lines(text: str, flags: list[tuple[int, str]]) -> str:
+    """``drop_controls`` on each line of ``text`` that holds a control character,
+    each such line flagged ``control_chars_removed`` in ``flags``."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if _CONTROL.search(line):
+            lines[i] = drop_controls(line)
+            flags.append((i + 1, "control_chars_removed"))
+    return "\n".join(lines)
+
+
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])  # what _CONTROL matches
+
+
+def _has_control_bytes(data: bytes) -> bool:
+    return len(data.translate(None, _CONTROL_BYTES)) != len(data)
+
+
+def _ascii_compatible(encoding: str) -> bool:
+    """Whether every byte below 0x80 decodes, in ``encoding`` as ``to_text`` names it,
+    to the ASCII character it codes (all but UTF-16)."""
+    return "16" not in encoding
+
+
+def fold_spaces(text: str) -> str:
+    """Fold non-breaking and other odd spaces to a plain space; drop invisible ones.
+
+    >>> fold_spaces("a\\u00a0b\\u200bc")
+    'a bc'
+    """
+    return _INVISIBLE.sub("", _ODD_SPACES.sub(" ", text))
+
+
+def decode(data: bytes) -> Decoded:
+    """Decode raw bytes into normalised text, recording encoding, newlines and repairs."""
+    text, encoding, evidence, flags = to_text(data)
+    if "\r" in text:
+        newline = newline_style(text)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")  # what _NEWLINES.sub does, faster
+    else:
+        newline = "LF" if "\n" in text else "none"
+    html = markup.is_html(text)
+    if html:
+        # Line numbers now count the page's lines of text, not its lines of markup.
+        text = markup.html_to_text(text)
+        flags = [(1, flag) for _, flag in flags] + [(n, "html_stripped") for n in range(1, text.count("\n") + 2)]
+    # In the encodings read other than UTF-16, a byte below 0x80 is the ASCII
+    # character it codes: control characters are then found in the bytes, which
+    # ``bytes.translate`` scans several times faster than a pattern scans text
+    # (a web page's text, with its character references resolved, is not its bytes).
+    if (_has_control_bytes(data) if _ascii_compatible(encoding) and not html else _CONTROL.search(text)):
+        text = drop_control_lines(text, flags)
+    if not text.isascii():
+        # Line by line: most lines are ASCII, which ``str.isascii`` tells at once,
+        # where a pattern would scan every character of the text.
+        lines = text.split("\n")
+        for i, line in enumerate(lines):
+            # Odd and invisible spaces are suspect too: other lines need nothing.
+            if line.isascii() or not _SUSPECT.search(line):
+                continue
+            if is_bad(line):
+                repaired = ftfy.fix_text(line, _FTFY)
+                if repaired != line and "\n" not in repaired:
+                    line = repaired
+                    flags.append((i + 1, "encoding_fixed"))
+            lines[i] = fold_spaces(line)
+        text = "\n".join(lines)
+    return Decoded(text, encoding, newline, evidence, tuple(sorted(flags)))

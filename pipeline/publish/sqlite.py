@@ -1,0 +1,481 @@
+"""``rules.sqlite``: every table of the contract, keyed and indexed, with full-text search.
+
+The FTS5 index ``search`` holds every distinct wording of a rule, glossary
+entry or Q&A in any source, once (the first element with it; ``duplicate_of``
+points the others at it), under its canonical number and with ``current`` set
+when the reference has it; ``search_in`` says which sources have each wording
+and how they numbered it. A search lists the current rules first, then the
+current glossary, then older wordings and Q&A; ``release`` searches one
+source's own wordings. ``unicode61`` with diacritics removed lets "Dandan"
+find "Dandân" as well as "Dandân" itself. A query that is a number lists the
+rules of that number first (``search_in`` has each source's own numbers).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import multiprocessing
+import queue
+import re
+import signal
+import sqlite3
+import threading
+import unicodedata
+import urllib.parse
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pipeline import workers
+from pipeline.corpus.dedupe import normalise_number
+from pipeline.numbers import RULE_NUMBER
+from pipeline.publish.tables import TABLES, Table
+from pipeline.query.trace import cited_number
+
+Row = tuple[object, ...]
+_SQL_TYPE = {"integer": "INTEGER", "number": "REAL", "string": "TEXT"}
+
+
+def _create(table: Table) -> str:
+    cols = [f'"{c}" {_SQL_TYPE[table.type_of(c)]}' for c in table.columns]
+    if table.primary_key:
+        cols.append("PRIMARY KEY (" + ", ".join(f'"{c}"' for c in table.primary_key) + ")")
+    for col, ref, ref_col in table.foreign_keys:
+        cols.append(f'FOREIGN KEY ("{col}") REFERENCES "{ref}" ("{ref_col}")')
+    return f'CREATE TABLE "{table.name}" ({", ".join(cols)})'
+
+
+class Building:
+    """``build`` running in a process of its own, sent each table's rows as the
+    job writes them to its CSV file (``feed``; ``written`` when a table is
+    complete), in the order of ``TABLES``.
+
+    The process starts from the small ``forkserver`` process, not as a copy of
+    the job: a forked copy that read the job's rows touched each of them, and so
+    copied the pages it shared with its parent (475 MB of its own at 1x). A
+    thread of the job sends the rows (pickled, 10,000 at a time), so that the
+    job writes on while the process loads them."""
+
+    def __init__(self, path: Path, reference: str) -> None:
+        ctx = multiprocessing.get_context("forkserver")
+        self.path = path
+        self._reader, writer = ctx.Pipe(duplex=False)
+        rows_in, self._rows_out = ctx.Pipe(duplex=False)
+        self._proc = ctx.Process(target=_build_child, args=(path, reference, rows_in, writer), daemon=True)
+        with workers.ctrl_c_held():
+            workers.start_forkserver()
+            self._proc.start()
+        try:
+            writer.close()
+            rows_in.close()
+            self._queue: queue.SimpleQueue[tuple[str, list[Row] | None] | None] = queue.SimpleQueue()
+            self._gone = False
+            self._sender = threading.Thread(target=self._send, name="database-rows", daemon=True)
+            self._sender.start()
+            self._outcome: tuple[str, str] | None = None
+        except BaseException:  # a Ctrl-C here: the caller has no Building to stop
+            self._proc.terminate()
+            self._proc.join()
+            raise
+
+    def feed(self, table: str, rows: list[Row]) -> None:
+        """Rows of ``table``, in its column order."""
+        self._put((table, rows))
+
+    def written(self, table: str) -> None:
+        """``table`` is complete."""
+        self._put((table, None))
+
+    def _put(self, item: tuple[str, list[Row] | None] | None) -> None:
+        if not self._gone:  # else the process has gone: ``wait`` says why
+            self._queue.put(item)
+
+    def _send(self) -> None:
+        try:
+            while (item := self._queue.get()) is not None:
+                self._rows_out.send(item)
+        except (OSError, ValueError):  # the process has gone (failed, or stopped): its rows are let go
+            self._gone = True
+            while not self._queue.empty():
+                self._queue.get_nowait()
+        finally:
+            self._rows_out.close()
+
+    def wait(self) -> str:
+        """Wait for it; raise OSError if it failed, else return the file's sha256
+        (hashed by that process too). Asked again, it answers the same."""
+        if self._outcome is None:
+            self._put(None)
+            self._sender.join()
+            try:
+                self._outcome = self._reader.recv()
+            except EOFError:  # it ended before it said anything (killed, say)
+                self._outcome = ("the database process ended without a word", "")
+            self._proc.join()
+        error, digest = self._outcome
+        if error:
+            raise OSError(errno.EIO, error, str(self.path))
+        return str(digest)
+
+    def stop(self) -> None:
+        """End it at once and wait until it has (the run was interrupted: it is
+        not to write on in a folder that is being removed)."""
+        self._put(None)
+        if self._proc.is_alive():
+            self._proc.terminate()
+        self._proc.join()
+        self._sender.join(timeout=SENDER_JOIN_SECONDS)  # a send the ended process cut short has failed by now
+
+
+# How long ``stop`` waits for the sending thread (it ends once the process has).
+SENDER_JOIN_SECONDS = 5.0
+
+
+def build_aside(path: Path, reference: str) -> Building:
+    """Start ``build`` in a process of its own: ``feed`` it each table's rows as
+    they are written, then ``wait`` for it, or ``stop`` it."""
+    return Building(path, reference)
+
+
+class _Fed(Mapping[str, Iterable[Row]]):
+    """The rows of each table as the job sends them (``Building.feed``), in the order of ``TABLES``."""
+
+    def __init__(self, rows_in: Any, first: tuple[str, list[Row] | None]) -> None:
+        self.rows_in = rows_in
+        self._first: tuple[str, list[Row] | None] | None = first  # received before the file was made
+
+    def __getitem__(self, name: str) -> Iterable[Row]:
+        return self._rows(name)
+
+    def _next(self) -> tuple[str, list[Row] | None]:
+        if self._first is not None:
+            first, self._first = self._first, None
+            return first
+        item: tuple[str, list[Row] | None] = self.rows_in.recv()  # EOFError if the job went: this process ends too
+        return item
+
+    def _rows(self, name: str) -> Iterator[Row]:
+        while True:
+            table, rows = self._next()
+            if table != name:
+                raise ValueError(f"rows of {table} came where those of {name} were due")
+            if rows is None:
+                return
+            yield from rows
+
+    def __iter__(self) -> Iterator[str]:
+        return (table.name for table in TABLES)
+
+    def __len__(self) -> int:
+        return len(TABLES)
+
+
+def _build_child(path: Path, reference: str, rows_in: Any, writer: Any) -> None:
+    # Ctrl-C is the parent's to handle (it exits and ends this daemon process);
+    # SIGTERM, as sent by the parent on its way out, ends this one quietly.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        # Nothing is made before the first rows come: a Ctrl-C while this process
+        # was being started can leave the job without it to stop, and the job
+        # then removes its staging folder and goes; this process sees the pipe
+        # end and goes too, quietly (it had tried to make the file in the removed
+        # folder, failed, and printed a traceback when it could not say so).
+        try:
+            first = rows_in.recv()
+        except EOFError:
+            return
+        try:
+            build(_Fed(rows_in, first), path, reference)
+            with path.open("rb") as fh:
+                outcome = ("", hashlib.file_digest(fh, "sha256").hexdigest())
+        except Exception as exc:  # reported to the parent, which fails the run cleanly
+            outcome = (f"{type(exc).__name__}: {exc}", "")
+        with suppress(OSError):  # else the job has gone: there is nobody to tell
+            writer.send(outcome)
+    finally:
+        writer.close()
+
+
+# The file is built in a staging folder and swapped in whole, so a crash loses
+# nothing published: no journal, no syncs. A page cache that holds the tables'
+# keys while they grow, and sorts in memory, make loading and indexing cheaper.
+# None of these changes what the file holds. Pages of 64 KiB (SQLite's largest;
+# 4 KiB is its default) hold a long element's two texts on one page rather than
+# a chain of overflow pages: at 1x the build took 6.2-7.2 s, not 7.9-8.9 s
+# (16 KiB: 6.9-7.4 s), the file is 5% smaller, and a search is as quick (3 ms).
+PRAGMAS = ("page_size = 65536", "journal_mode = OFF", "synchronous = OFF", "cache_size = -65536",
+           "temp_store = MEMORY")
+
+
+def build(tables: Mapping[str, Iterable[Row]], path: Path, reference: str = "") -> None:
+    """Load the contract's tables (rows in column order; an empty string is NULL)
+    into a new SQLite file, in one transaction, then build the search index;
+    ``reference`` is the source whose wordings are current."""
+    path.unlink(missing_ok=True)
+    con = sqlite3.connect(path)
+    try:
+        for pragma in PRAGMAS:
+            con.execute(f"PRAGMA {pragma}")
+        loaded: set[str] = set()
+        for table in TABLES:
+            con.execute(_create(table))
+            marks = ", ".join(["nullif(?, '')"] * len(table.columns))
+            con.executemany(f'INSERT INTO "{table.name}" VALUES ({marks})', tables[table.name])
+            for col in table.indexes:
+                con.execute(f'CREATE INDEX "{table.name}_{col}" ON "{table.name}" ("{col}")')
+            loaded.add(table.name)
+            if loaded >= _SEARCH_IN_READS and table.name in _SEARCH_IN_READS:  # as soon as both are in
+                _build_search_in(con, reference)
+        _build_search(con, reference)
+        con.commit()
+    finally:
+        con.close()
+
+
+SEARCHED = "('rule', 'glossary', 'qa')"
+_SEARCH_IN_READS = frozenset({"sources", "elements"})  # the tables ``_build_search_in`` reads
+
+
+def _build_search_in(con: sqlite3.Connection, reference: str) -> None:
+    """Which elements have each searched wording, and which of them each shows.
+    It reads ``sources`` and ``elements`` alone, and is made as soon as they are
+    loaded: the job is then still making the tables derived from them, and this
+    process would wait for their rows meanwhile."""
+    # An entry is the rowid of the first element with a wording; search_in lists
+    # every element with it. An element's rowid is its place in elements.csv.
+    con.execute("CREATE TABLE search_in (entry INTEGER NOT NULL, source_id TEXT NOT NULL, number_as_written TEXT, "
+                "element INTEGER NOT NULL)")
+    con.execute(
+        "INSERT INTO search_in SELECT first.rowid, e.source_id, e.number_as_written, e.rowid FROM elements e "
+        "JOIN elements first ON first.element_id = coalesce(e.duplicate_of, e.element_id) "
+        f"WHERE e.kind IN {SEARCHED} ORDER BY e.rowid"
+    )
+    con.execute("CREATE INDEX search_in_entry ON search_in (entry, source_id)")
+    con.execute("CREATE INDEX search_in_source ON search_in (source_id, entry)")
+    # Each wording is shown from the reference when it has it, else from the
+    # newest source with it (an undated one dated by the release it is like),
+    # as that source first numbers it. The sources ranked so once (rank 1 the
+    # best), each entry's best rank is a minimum over its rows, and the row it
+    # shows one look-up in search_in's index: not a sort of all 300,000 rows
+    # (1.3 s at 1x, against 0.2).
+    con.execute("CREATE TEMP TABLE rank (source_id TEXT PRIMARY KEY, r INTEGER NOT NULL UNIQUE) WITHOUT ROWID")
+    con.execute(
+        "INSERT INTO temp.rank SELECT so.source_id, row_number() OVER (ORDER BY so.source_id = :ref DESC, "
+        " coalesce(so.effective_date, lk.effective_date, '') DESC, so.effective_date IS NULL, so.source_id) "
+        "FROM sources so LEFT JOIN sources lk ON lk.source_id = so.numbering_like",
+        {"ref": reference},
+    )
+    con.execute("CREATE TEMP TABLE shown (entry INTEGER PRIMARY KEY, source_id TEXT, number_as_written TEXT, "
+                "element INTEGER)")
+    con.execute(
+        "WITH best AS (SELECT m.entry, min(k.r) AS r FROM search_in m JOIN temp.rank k ON k.source_id = m.source_id "
+        " GROUP BY m.entry) "
+        "INSERT INTO temp.shown SELECT m.entry, m.source_id, m.number_as_written, m.element "
+        "FROM best JOIN temp.rank k ON k.r = best.r JOIN search_in m ON m.rowid = ("
+        " SELECT x.rowid FROM search_in x WHERE x.entry = best.entry AND x.source_id = k.source_id "
+        " ORDER BY x.number_as_written, x.element LIMIT 1)"
+    )
+
+
+def _build_search(con: sqlite3.Connection, reference: str) -> None:
+    """The full-text index: each wording of ``search_in`` once, as ``temp.shown`` shows it."""
+    con.execute(
+        "CREATE VIRTUAL TABLE search USING fts5(kind, number, title, text, number_as_written UNINDEXED, "
+        "source_id UNINDEXED, current UNINDEXED, position UNINDEXED, tokenize = 'unicode61 remove_diacritics 2')"
+    )
+    con.execute(
+        "INSERT INTO search (rowid, kind, number, title, text, number_as_written, source_id, current, position) "
+        "SELECT e.rowid, e.kind, "
+        " coalesce(CASE e.kind WHEN 'qa' THEN q.section ELSE e.canonical_number END, ''), "
+        " coalesce(CASE e.kind WHEN 'rule' THEN s.title WHEN 'glossary' THEN e.term ELSE e.question END, ''), "
+        " coalesce(CASE e.kind WHEN 'qa' THEN e.answer ELSE e.text END, ''), "
+        " coalesce(shown.number_as_written, ''), shown.source_id, shown.source_id = :ref, shown.element "
+        "FROM elements e JOIN temp.shown ON shown.entry = e.rowid "
+        "LEFT JOIN rules r ON e.kind = 'rule' AND r.number = e.canonical_number "
+        "LEFT JOIN sections s ON s.number = r.section "
+        "LEFT JOIN qa q ON e.kind = 'qa' AND q.qa_id = e.element_id "
+        f"WHERE e.duplicate_of IS NULL AND e.kind IN {SEARCHED} ORDER BY e.rowid",
+        {"ref": reference},
+    )
+
+
+class SearchError(LookupError):
+    """A search that cannot run: an unknown release, a database of another version."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One wording that matches: a rule (by its canonical number), glossary entry or Q&A."""
+
+    kind: str  # rule, glossary, qa
+    number: str  # canonical number (a Q&A's: its section); empty if unmapped
+    number_as_written: str  # as source_id numbers it
+    title: str  # a rule's section title, a glossary term, a Q&A's question
+    snippet: str  # the matching words [bracketed]; a rule a number query found: its first words
+    text: str  # the whole wording (a Q&A's answer)
+    source_id: str  # the reference for a current wording, else the newest source with it
+    current: bool  # the reference has this wording
+
+
+def plain(text: str) -> str:
+    """A query as the index reads text: compatibility forms composed (a
+    decomposed "Dandân", full-width letters, the "ﬁ" ligature), zero-width
+    characters dropped.
+
+    >>> plain("Danda\u0302n ＥＮＴＷＩＮＥ \ufb01rst stri\u200bke")
+    'Dandân ENTWINE first strike'
+    """
+    return unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH)
+
+
+_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
+
+
+def fts_query(text: str) -> str:
+    """Words of a plain query, each quoted, so FTS syntax characters are harmless
+    (joined by AND: FTS5 takes no implicit AND next to a parenthesised OR);
+    a word ending in ``*`` matches as a prefix. A word with "ae" or "æ" matches
+    either spelling (the index strips accents but keeps the ligature: releases
+    wrote "Æther" until 2017, "AEther" in ASCII copies, "Aether" since).
+
+    >>> fts_query('double strike')
+    '"double" AND "strike"'
+    >>> fts_query('umbr* "armor')
+    '"umbr"* AND "armor"'
+    >>> fts_query('Æther vial*')
+    '("æther" OR "aether") AND "vial"*'
+    """
+    return " AND ".join(_either(w, star) for w, star in _WORD.findall(text))
+
+
+_WORD = re.compile(r"([\w’'-]*\w[\w’'-]*)(\*?)")
+
+
+def _either(word: str, star: str) -> str:
+    """One word of a query, quoted, and its other spelling ("ae" for "æ") if it has one."""
+    spellings = [word]
+    if "æ" in word.lower() or "ae" in word.lower():
+        spellings = list(dict.fromkeys([word.lower().replace("ae", "æ"), word.lower().replace("æ", "ae")]))
+    quoted = [f'"{w.replace(chr(34), chr(34) * 2)}"{star}' for w in spellings]
+    return quoted[0] if len(quoted) == 1 else f"({' OR '.join(quoted)})"
+
+
+MAX_QUERY_WORDS = 64
+_TITLED = "search.rowid IN (SELECT rowid FROM search WHERE search MATCH :titled)"  # the title has every word
+_BEST = "bm25(search, 1.0, 1.0, 4.0, 1.0), search.rowid"
+
+
+def _order(lead: str, then: str = "") -> str:
+    """The rules that ``lead`` selects first: those of a section whose title has
+    every word of the query in document order (so 702.42a "Entwine is ..." leads
+    for ``entwine``), then the others by score; then the rest, by ``then`` and score."""
+    rule = f"({lead}) AND kind = 'rule'"
+    return f"{rule} DESC, {rule} AND {_TITLED} DESC, CASE WHEN {rule} AND {_TITLED} THEN pos END, {then}{_BEST}"
+
+
+def number_query(text: str) -> str:
+    """The rule or section number a query is (as ``resolve`` reads a citation:
+    ``CR 702.42A``, ``rule 702. 37a``, ``702.``, 1999's ``408.f``), or "".
+
+    >>> number_query("CR 702.42A"), number_query("702."), number_query("rule 702. 37a"), number_query("408.f")
+    ('702.42a', '702', '702.37a', '408.f')
+    >>> number_query("702.42 entwine"), number_query("٧٠٢.٤٢"), number_query("1000")
+    ('', '', '')
+    """
+    number = cited_number(text)
+    return number if number.isascii() and re.fullmatch(RULE_NUMBER, number) else ""
+
+
+def search(path: Path, text: str, limit: int = 20, release: str | None = None) -> list[Hit]:
+    """Wordings matching every word of ``text``: the current rules first, then the
+    current glossary, then older wordings and Q&A. A query that is a number
+    (``702.42``, ``CR 702.42a``) lists first the rules of that number and under
+    it, in rule order: the current ones, or with ``release`` that source's own
+    (an old number means something else in each release: ``resolve`` maps it);
+    then what the words match (the glossary's "see rule 702.42", "100 cards").
+
+    With ``release``, only that source's wordings, numbered as it numbers them,
+    its rules first. Raises SearchError for a release the database does not have.
+    """
+    text = plain(text)
+    query = fts_query(text)
+    if not query:
+        return []
+    words = len(_WORD.findall(text))
+    if words > MAX_QUERY_WORDS:  # the index's time grows with the square of the words (4,000: half a minute)
+        raise SearchError(f"a query of {words} words: at most {MAX_QUERY_WORDS}, every one of which must match")
+    snippet = "snippet(search, 3, '[', ']', '…', 16)"
+    con = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro", uri=True)
+    try:
+        if release is not None and not con.execute("SELECT 1 FROM sources WHERE source_id = ?", (release,)).fetchone():
+            known = [r[0] for r in con.execute("SELECT source_id FROM sources ORDER BY source_id")]
+            raise SearchError(f"no source {release!r} in {path}; sources: {', '.join(known)}")
+        number = number_query(text)
+        rows = _numbered(con, number, limit, release) if number else []
+        if number:  # then the texts that cite it: the number's parts in a row, in a text ("702.2", not "2/2")
+            query = 'text : "' + " ".join(re.findall(r"[0-9a-z]+", number)) + '"'
+        titled = f"title : ({query.removeprefix('text : ')})"
+        if release is None:
+            rows += con.execute(
+                f"SELECT kind, number, number_as_written, title, {snippet}, text, source_id, current, position AS pos "
+                f"FROM search WHERE search MATCH :query ORDER BY {_order('current', 'current DESC, ')} LIMIT :limit",
+                {"query": query, "titled": titled, "limit": limit},
+            ).fetchall()
+        else:
+            mine = "FROM search_in m WHERE m.entry = search.rowid AND m.source_id = :release"
+            rows += con.execute(
+                f"SELECT kind, number, (SELECT min(m.number_as_written) {mine}), title, {snippet}, text, "
+                f":release, current, (SELECT min(m.element) {mine}) AS pos FROM search WHERE search MATCH :query "
+                "AND search.rowid IN (SELECT entry FROM search_in WHERE source_id = :release) "
+                f"ORDER BY {_order('1')} LIMIT :limit",
+                {"release": release, "query": query, "titled": titled, "limit": limit},
+            ).fetchall()
+    except sqlite3.OperationalError as exc:
+        if path.stat().st_size == 0:  # SQLite reads an empty file as an empty database
+            raise sqlite3.DatabaseError("an empty file") from None
+        raise SearchError(f"{path}: {exc} (a database from another version? run `python -m pipeline ingest`)") from None
+    finally:
+        con.close()
+    # A rule the number found comes once (the words may find it again, with a snippet).
+    hits: dict[tuple[object, ...], Hit] = {}
+    for kind, number, written, title, snip, text_, source, current, _ in rows:
+        hits.setdefault((kind, number, written, source, text_),
+                        Hit(kind, number, written or "", title, snip, text_, source, bool(current)))
+    return list(hits.values())[:limit]
+
+
+def _numbered(con: sqlite3.Connection, number: str, limit: int, release: str | None) -> list[Any]:
+    """The rules numbered ``number`` or lettered under it (702.42a under 702.42,
+    702.1 under 702), in rule order: the current ones, or ``release``'s own (as
+    it wrote them: cr-2009-07-11's "702. 37a" is 702.37a)."""
+    def under(found: str) -> bool:
+        if found == number:
+            return True
+        if "." not in number:  # a section: its rules
+            return found.startswith(number + ".")
+        return found.startswith(number) and found[len(number):].isalpha()  # a rule: its lettered subrules
+
+    if release is None:
+        rows = con.execute(
+            "SELECT kind, number, number_as_written, title, text, text, source_id, current, position FROM search "
+            "WHERE kind = 'rule' AND current AND number LIKE :prefix ORDER BY position",
+            {"prefix": number.split(".")[0] + "%"}).fetchall()
+        rows = [row for row in rows if under(str(row[1]))]
+    else:
+        rows = con.execute(
+            "SELECT s.kind, s.number, m.number_as_written, s.title, s.text, s.text, m.source_id, s.current, "
+            "m.element FROM search_in m JOIN search s ON s.rowid = m.entry WHERE m.source_id = :release "
+            "AND s.kind = 'rule' AND m.number_as_written LIKE :prefix ORDER BY m.element",
+            {"release": release, "prefix": number.split(".")[0] + "%"}).fetchall()
+        rows = [row for row in rows if under(normalise_number(str(row[2])))]
+    return [(*row[:4], _lead(str(row[4])), *row[5:]) for row in rows[:limit]]
+
+
+def _lead(text: str, words: int = 16) -> str:
+    """A wording's first words, as a snippet shows them."""
+    split = text.split()
+    return " ".join(split[:words]) + ("…" if len(split) > words else "")

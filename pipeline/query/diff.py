@@ -1,0 +1,146 @@
+"""What changed between any two sources, matched through lineages (not by number).
+
+A rule renumbered by an inserted keyword is ``moved``, not removed plus added;
+a change that only renumbers a cross-reference or only changes quote style is
+no change at all (the history's own change function decides).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pipeline.corpus.dedupe import normalise_number
+from pipeline.lineage.engine import change_of
+from pipeline.numbers import section_of, sort_key
+from pipeline.query.trace import Dataset, TraceError, word_diff
+
+ORDER = ("added", "removed", "moved", "edited", "moved+edited", "split", "merged")
+
+
+def date_shaped(name: str) -> bool:
+    """Whether an argument is meant as a date (YYYY-MM-DD), real or not."""
+    return len(name) == 10 and name[4] == "-" and name[7] == "-"
+
+
+def _source(data: Dataset, name: str) -> str:
+    """A source id, or a date meaning the release in effect on it."""
+    if name in data.sources:
+        return name
+    if date_shaped(name):
+        return data.release_on(name)
+    raise TraceError(f"no source {name!r} in the published dataset (give a source id or a YYYY-MM-DD date)")
+
+
+def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
+    """The changes from source ``old`` to source ``new`` (ids or dates)."""
+    data = Dataset.load(out)
+    old, new = _source(data, old), _source(data, new)
+    if section and not any((sid, section) in data.sections for sid in (old, new)):
+        raise TraceError(f"no section {section} in {old} or {new} (a section is a number such as 702.42)")
+    date_new = data.sources[new]["effective_date"]
+    date_old = data.sources[old]["effective_date"]
+    when_old, when_new = _placed(data, old), _placed(data, new)
+    if when_old and when_new and when_old > when_new:
+        # Rules added since would have come out as nothing at all, not as removed.
+        raise TraceError(f"{old} ({_when(data, old)}) is newer than {new} ({_when(data, new)}): "
+                         "give the older one first")
+    # A source that is no whole release (a cut or partial copy, an FAQ page) lacks
+    # rules without their being added since: a rule it lacks is "added" only when
+    # its lineage started after the release it is numbered like (the site's
+    # comparison applies the same rule).
+    whole = old in data.releases
+    like = "" if whole else data.sources[old].get("numbering_like", "")
+    placed = _date(data, like) if like else ""
+    notes = [] if whole else [
+        f"{old} is not a whole release" + (f" (numbered as {like})" if like else "") + ": rules it lacks are not "
+        + (f"counted as added unless they are newer than {like}" if placed else "counted as added")]
+    if new not in data.releases:
+        notes.append(f"{new} is not a whole release ({_when(data, new)}): rules it lacks are not counted as removed")
+    changes: list[dict[str, Any]] = []
+    for lid, rows in data.history.items():
+        here = {r["source_id"]: r for r in rows if r["number_as_written"]}
+        a, b = here.get(old), here.get(new)
+        line = data.lineages[lid]
+        if a and b:
+            change = change_of(a["number_as_written"], a["text"], b["number_as_written"], b["text"])
+            if change == "unchanged":
+                continue
+        elif b:
+            parent = data.lineages.get(line["split_from"], {})
+            first = data.sources.get(line["first_source"], {}).get("effective_date", "")
+            if not whole and (not placed or first <= placed):
+                continue  # missing from the copy, not added
+            change = "split" if parent and (not date_old or first > date_old) else "added"
+            a = _row_in(data, parent.get("lineage_id", ""), old) if change == "split" else None
+        elif a and line["ended"] and date_new and date_old < _date(data, line["ended_in"]) <= date_new:
+            change = line["ended"]
+            b = _row_in(data, line["merged_into"], new) if change == "merged" else None
+        else:
+            continue
+        old_number = normalise_number(a["number_as_written"]) if a else ""
+        new_number = normalise_number(b["number_as_written"]) if b else ""
+        if section and not (_in_section(old_number, section) or _in_section(new_number, section)):
+            continue
+        changes.append({
+            "change": change, "old_number": old_number, "new_number": new_number, "lineage_id": lid,
+            "section": section_of(new_number or old_number),
+            "diff": word_diff(a["text"], b["text"]) if a and b and change != "moved" else "",
+            "text": (b or a or {}).get("text", ""),
+        })
+    changes.sort(key=lambda c: (sort_key(c["section"]), sort_key(c["new_number"] or c["old_number"])))
+    return {"old": old, "new": new, "changes": changes, "summary": dict(Counter(c["change"] for c in changes)),
+            "notes": notes}
+
+
+def _in_section(number: str, section: str) -> bool:
+    """Whether a rule is in a section: 702.42a in 702.42, and in 702.
+
+    >>> _in_section("702.42a", "702"), _in_section("702.42a", "702.42"), _in_section("702.4a", "702.42")
+    (True, True, False)
+    """
+    if "." not in section:
+        return number.split(".")[0] == section
+    return section_of(number) == section
+
+
+def _date(data: Dataset, sid: str) -> str:
+    return data.sources.get(sid, {}).get("effective_date", "")
+
+
+def _placed(data: Dataset, sid: str) -> str:
+    """A source's date; an undated one is as old as the release it is numbered like."""
+    return _date(data, sid) or _date(data, data.sources.get(sid, {}).get("numbering_like", ""))
+
+
+def _when(data: Dataset, sid: str) -> str:
+    """A source's date, or for an undated one the release it is numbered like."""
+    like = data.sources.get(sid, {}).get("numbering_like", "")
+    return _date(data, sid) or (f"numbered as {like}, {_date(data, like)}" if like and _date(data, like) else "undated")
+
+
+def _row_in(data: Dataset, lid: str, sid: str) -> dict[str, str] | None:
+    return next((r for r in data.history.get(lid, []) if r["source_id"] == sid and r["number_as_written"]), None)
+
+
+def describe(result: dict[str, Any]) -> Iterator[str]:
+    """The diff as text: a summary line, then the changes grouped by section."""
+    summary = result["summary"]
+    counts = ", ".join(f"{summary[k]} {k}" for k in ORDER if k in summary) or "no changes"
+    yield f"{result['old']} -> {result['new']}: {counts}"
+    yield from (f"note: {note}" for note in result.get("notes", ()))
+    by_section: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for c in result["changes"]:
+        by_section[c["section"]].append(c)
+    for sec, items in by_section.items():
+        yield ""
+        yield f"## {sec}"
+        for c in items:
+            numbers = " -> ".join(n for n in (c["old_number"], c["new_number"]) if n)
+            yield f"{c['change']:<13} {numbers}"
+            if c["diff"]:
+                yield f"    {c['diff']}"
+            elif c["change"] in ("added", "removed"):
+                yield f"    {c['text']}"
