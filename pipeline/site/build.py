@@ -25,11 +25,11 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from pipeline.errors import SiteError
 from pipeline.publish import folder as publish
-
-from pipeline.site import pages as sitepages
 from pipeline.publish.folder import SITE_MARKER
-from pipeline.site.data import SiteError, load
+from pipeline.site import pages as sitepages
+from pipeline.site.data import load
 
 MARKER = SITE_MARKER
 TEMPLATES = Path(__file__).resolve().parent / "templates"

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline.errors import DatasetError, SiteError
 from pipeline.query import dataset
 
 # The fields of elements.csv can be as long as a whole front matter.
@@ -27,10 +28,6 @@ csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
 # Undated sources with no known numbering sit at the start of the era their wording shows.
 _ERA_START = {"pre-2009": "1999", "2009-2018": "2009-07-11", "2018-2021": "2018-04-27", "2021+": "2021-04-16"}
-
-
-class SiteError(Exception):
-    """The published folder cannot be read as a dataset (names the file and, where it applies, the line)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +289,7 @@ def _verify(out: Path) -> None:
         return
     try:
         dataset.verify(out)
-    except dataset.DatasetError as exc:
+    except DatasetError as exc:
         raise SiteError(str(exc)) from None
 
 

@@ -4,21 +4,20 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from markupsafe import Markup, escape
 
 from pipeline.site.changes import KINDS
-from pipeline.site.urls import changes_file, label, release_file
 from pipeline.site.chart import Bar, bar_chart, legend
-
-if TYPE_CHECKING:
-    from pipeline.site.pages import Pages
+from pipeline.site.index import SiteIndex
+from pipeline.site.urls import changes_file, label, release_file
 
 CHART_KINDS = ("added", "removed", "moved", "edited")  # split counts as added, merged as removed
 
 
-def run_page(pages: Pages) -> str:
+def run_context(pages: SiteIndex) -> dict[str, Any]:
+    """The run report's template context."""
     run = pages.ds.run
     first, last = pages.year_range()
     rules_bars = [Bar(s.effective_date, label(s),
@@ -38,8 +37,8 @@ def run_page(pages: Pages) -> str:
     sources = [{"cells": [s.row.get(c, "") for c in columns], "page": release_file(s.source_id),
                 "status_class": "bad" if s.status != "ok" else ""} for s in pages.ds.sources]
     names, checks, failed = self_checks(run)
-    return pages.render(
-        "run.html", **pages._common("", "Run report"), run=run,
+    return dict(
+        run=run,
         status_class="ok" if run.get("status") == "ok" else "bad",
         reference_page=release_file(pages.reference) if pages.reference else "",
         quarantined=sum(1 for s in pages.ds.sources if s.status != "ok"),

@@ -4,19 +4,15 @@ a global, so they load from file:// where ``fetch`` cannot."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from pipeline.text import folded
 from pipeline.site.data import Lineage, Source, anchor
 from pipeline.site.html import script_json
+from pipeline.site.index import SiteIndex
 from pipeline.site.urls import label, release_file
+from pipeline.text import folded
 from pipeline.text import search_fold as fold
 
-if TYPE_CHECKING:
-    from pipeline.site.pages import Pages
 
-
-def release_data(pages: Pages, src: Source) -> str:
+def release_data(pages: SiteIndex, src: Source) -> str:
     found = pages.presence[src.source_id]
     # "f": the wording as compared (pipeline.text.folded), as a number shared by every
     # source, so the browser compares exactly as sitechanges.compare does.
@@ -25,14 +21,14 @@ def release_data(pages: Pages, src: Source) -> str:
             "f": [pages.folds.setdefault(folded(v.text), len(pages.folds)) for v in found.values()]}
     return f"(window.SITE_DATA=window.SITE_DATA||{{}})[{script_json(src.source_id)}]={script_json(data)};\n"
 
-def lineage_data(pages: Pages) -> str:
+def lineage_data(pages: SiteIndex) -> str:
     names, date = pages.names, {s.source_id: s.effective_date for s in pages.ds.sources}
     rel = {names[k]: [names.get(lin.split_from, ""), names.get(lin.merged_into, ""),
                       date.get(lin.first_source, ""), lin.ended, date.get(lin.ended_in, "")]
            for k, lin in pages.ds.lineages.items()}  # all: a comparison from a copy reads each one's first date
     return f"window.SITE_LINEAGES={script_json(rel)};\n"
 
-def search_index(pages: Pages) -> str:
+def search_index(pages: SiteIndex) -> str:
     entries: list[list[str]] = []
     for lin in pages.ds.lineages.values():
         present = [v for v in lin.versions if v.number]
@@ -72,7 +68,7 @@ def search_index(pages: Pages) -> str:
                         release_file(src.source_id), "", "", ""])
     return f"window.SEARCH_INDEX={script_json(entries)};\n"
 
-def _number_spans(pages: Pages, lin: Lineage) -> str:
+def _number_spans(pages: SiteIndex, lin: Lineage) -> str:
     """The numbers a lineage had and when: ``702.87a 2011-2013, 702.88a 2016-2019``."""
     spans: dict[str, list[str]] = {}
     for v in lin.versions:
