@@ -32,17 +32,27 @@ import click
 
 from pipeline import __version__, numbers
 from pipeline.corpus.clean import word_counts
-from pipeline.ingest.decode import DecodeError, decode, sniff_binary
-from pipeline.job import Shrinking, run_job
-from pipeline.publish.datapackage import InvalidOutput
-from pipeline.publish.folder import Busy, ForeignOutput, Overlap, check_folders
-from pipeline.publish.sqlite import SearchError, number_query
+from pipeline.errors import (
+    Busy,
+    DatasetError,
+    DecodeError,
+    ForeignOutput,
+    InvalidOutput,
+    Overlap,
+    SearchError,
+    Shrinking,
+    SiteError,
+    TraceError,
+)
+from pipeline.ingest.decode import decode, sniff_binary
+from pipeline.job import run_job
+from pipeline.publish.folder import check_folders
+from pipeline.publish.sqlite import number_query
 from pipeline.publish.sqlite import search as search_db
-from pipeline.query.dataset import DatasetError, verify
+from pipeline.query.dataset import verify
 from pipeline.query.diff import date_shaped, diff
 from pipeline.query.diff import describe as describe_diff
 from pipeline.query.trace import (
-    TraceError,
     checked_date,
     cited_number,
     describe_resolved,
@@ -54,7 +64,6 @@ from pipeline.query.trace import (
 )
 from pipeline.run import Settings, build
 from pipeline.site.build import build_site
-from pipeline.site.data import SiteError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
 EXIT_SHRINK, EXIT_NOT_OURS, EXIT_INTERRUPTED, EXIT_TERMINATED = 65, 73, 130, 143

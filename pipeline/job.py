@@ -25,6 +25,7 @@ from typing import Any
 
 from pipeline import __version__
 from pipeline.cache import SourceCache, code_version
+from pipeline.errors import Shrinking
 from pipeline.ingest import checks
 from pipeline.lineage.engine import change_of
 from pipeline.publish import datapackage as package
@@ -38,10 +39,6 @@ CHANGES = "changes.md"
 # A run that would lose more than this share of the published run's sources,
 # or of its rules, publishes nothing unless told the shrink is meant.
 SHRINK_LIMIT = 0.25
-
-
-class Shrinking(RuntimeError):
-    """The run would publish far less than the published run; nothing was published."""
 
 
 # run.json "status": every source ok; some suspect (read, a self-check failed);

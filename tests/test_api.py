@@ -15,9 +15,9 @@ import pyarrow as pa
 import pytest
 
 import pipeline
+from pipeline.errors import DatasetError
 from pipeline.publish import parquet
 from pipeline.publish.tables import BY_NAME, TABLES
-from pipeline.query.dataset import DatasetError
 from tests.conftest import ROOT
 
 DTYPES = {"string": "string", "integer": "Int64", "number": "Float64"}

@@ -11,11 +11,11 @@ from ftfy.badness import is_bad
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipeline.errors import DecodeError
 from pipeline.ingest import markup
 from pipeline.ingest.decode import (
     SINGLE_BYTE,
     Decoded,
-    DecodeError,
     _contexts,
     _is_utf8,
     _non_ascii_sample,

@@ -24,12 +24,13 @@ from pipeline import workers
 from pipeline.cache import SourceCache
 from pipeline.cli import main
 from pipeline.corpus.clean import Vocabulary, clean
+from pipeline.errors import TraceError
 from pipeline.job import run_job
 from pipeline.lineage import engine as lineage
 from pipeline.lineage import numbering
 from pipeline.numbers import section_of, sort_key
 from pipeline.query.diff import diff
-from pipeline.query.trace import Dataset, TraceError, _read, resolve
+from pipeline.query.trace import Dataset, _read, resolve
 from pipeline.records import Element, Source
 from pipeline.run import Settings, read_source
 from pipeline.site import data as sitedata

@@ -28,9 +28,10 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from pipeline.cli import main
+from pipeline.errors import InvalidOutput
 from pipeline.publish import emit
 from pipeline.publish import folder as publish
-from pipeline.publish.datapackage import InvalidOutput, rules_schema, validate_rules_json
+from pipeline.publish.datapackage import rules_schema, validate_rules_json
 from pipeline.publish.tables import TABLES
 from tests.conftest import RAW, ROOT
 

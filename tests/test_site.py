@@ -15,12 +15,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline.cli import main
+from pipeline.errors import SiteError
 from pipeline.job import run_job
 from pipeline.query.diff import diff
 from pipeline.run import Corpus, Settings
 from pipeline.site.build import MARKER, SiteResult, build_site
 from pipeline.site.changes import compare, presence
-from pipeline.site.data import SiteError, anchor, load, slug
+from pipeline.site.data import anchor, load, slug
 from pipeline.site.html import linkify
 from tests.conftest import RAW
 from tests.sitecheck import broken_links

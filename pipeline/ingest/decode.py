@@ -21,6 +21,7 @@ import ftfy
 import numpy as np
 from ftfy.badness import is_bad
 
+from pipeline.errors import DecodeError
 from pipeline.ingest import markup
 
 # Candidates for text that is not UTF-8, in order of prior likelihood: the
@@ -92,10 +93,6 @@ class Decoded:
     @property
     def fixed_lines(self) -> frozenset[int]:
         return frozenset(n for n, flag in self.line_flags if flag == "encoding_fixed")
-
-
-class DecodeError(ValueError):
-    """The bytes are not text in any encoding the pipeline reads."""
 
 
 @lru_cache(maxsize=1)

@@ -22,6 +22,8 @@ from typing import NamedTuple, cast
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedInput
 
+from pipeline.errors import ParseError
+
 # The parser reads "\n\n" + text + "\n\n"; its line numbers are this much ahead.
 _PAD = "\n\n"
 _SHIFT = 2
@@ -35,14 +37,6 @@ class Line(NamedTuple):
     kind: str
     lineno: int
     text: str
-
-
-class ParseError(ValueError):
-    """A source could not be parsed; names the file, line and column."""
-
-    def __init__(self, source: str, line: int, column: int, context: str) -> None:
-        super().__init__(f"{source}:{line}:{column}: cannot parse near {context!r}")
-        self.source, self.line, self.column, self.context = source, line, column, context
 
 
 class _ToLines(Transformer[Token, list[Line]]):

@@ -20,14 +20,11 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 
 from pipeline import __version__, numbers
+from pipeline.errors import InvalidOutput
 from pipeline.publish import parquet
 from pipeline.publish.tables import TABLES, Table
 
 SCHEMA_NAME = "rules.schema.json"
-
-
-class InvalidOutput(ValueError):
-    """Output that fails its own schema: nothing is published."""
 
 
 @lru_cache(maxsize=1)

@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pipeline import workers
+from pipeline.errors import Busy, ForeignOutput, Overlap
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
@@ -39,18 +40,6 @@ MARKER = ".rules-pipeline"
 SITE_MARKER = ".rules-site"  # what `site` leaves in the folder it writes
 _MARKER_HEAD = "rules-pipeline output folder"
 _SQLITE_SIDE_FILES = ("-journal", "-wal", "-shm")  # what SQLite leaves beside a database it opened
-
-
-class Busy(RuntimeError):
-    """Another run holds the lock on this output folder."""
-
-
-class ForeignOutput(RuntimeError):
-    """The output folder holds files this pipeline did not write."""
-
-
-class Overlap(ValueError):
-    """The input and output folders overlap."""
 
 
 def marker_text(names: Iterable[str]) -> str:

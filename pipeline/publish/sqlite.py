@@ -31,6 +31,7 @@ from typing import Any
 
 from pipeline import workers
 from pipeline.corpus.dedupe import normalise_number
+from pipeline.errors import SearchError
 from pipeline.numbers import RULE_NUMBER
 from pipeline.publish.tables import TABLES, Table
 from pipeline.query.trace import cited_number
@@ -301,10 +302,6 @@ def _build_search(con: sqlite3.Connection, reference: str) -> None:
         f"WHERE e.duplicate_of IS NULL AND e.kind IN {SEARCHED} ORDER BY e.rowid",
         {"ref": reference},
     )
-
-
-class SearchError(LookupError):
-    """A search that cannot run: an unknown release, a database of another version."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,14 +16,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pipeline.errors import DatasetError
+
 if TYPE_CHECKING:
     import pandas as pd
 
 DESCRIPTOR = "datapackage.json"
-
-
-class DatasetError(ValueError):
-    """A published folder that is missing, incomplete or damaged; the message names the file."""
 
 
 class Tables(Mapping[str, "pd.DataFrame"]):

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.corpus.dedupe import normalise_number
+from pipeline.errors import TraceError
 from pipeline.lineage.engine import change_of
 from pipeline.numbers import section_of, sort_key
-from pipeline.query.trace import Dataset, TraceError, word_diff
+from pipeline.query.trace import Dataset, word_diff
 
 ORDER = ("added", "removed", "moved", "edited", "moved+edited", "split", "merged")
 

@@ -19,15 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.corpus.dedupe import normalise_number
+from pipeline.errors import TraceError
 from pipeline.lineage.engine import change_of
 from pipeline.numbers import sort_key
 from pipeline.records import WRITTEN_TWICE
 from pipeline.text import fold, folded_title
-
-
-class TraceError(LookupError):
-    """The number cannot be found (or not told apart) in the published dataset."""
-
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 

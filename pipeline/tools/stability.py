@@ -26,8 +26,9 @@ from pathlib import Path
 import click
 
 from pipeline.cli import GuardedCommand
+from pipeline.errors import TraceError
 from pipeline.job import _previous_report, fingerprint, run_job
-from pipeline.query.trace import Dataset, TraceError, _read, is_rule_row
+from pipeline.query.trace import Dataset, _read, is_rule_row
 from pipeline.run import Settings
 from pipeline.tools.bench import link_tree
 
