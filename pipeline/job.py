@@ -25,9 +25,9 @@ from typing import Any
 
 from pipeline import __version__
 from pipeline.cache import SourceCache, code_version
+from pipeline.changes import change_of
 from pipeline.errors import Shrinking
 from pipeline.ingest import checks
-from pipeline.lineage.engine import change_of
 from pipeline.publish import datapackage as package
 from pipeline.publish import emit
 from pipeline.publish import folder as publish

@@ -161,21 +161,6 @@ MIN_WHOLE_GAIN = 10.0
 KEYWORD_SECTIONS = ("502.", "702.")
 
 
-def change_of(old_number: str, old_text: str, number: str, text: str) -> str:
-    """How a rule changed between two versions: ``unchanged``, ``moved``
-    (renumbered), ``edited`` (reworded) or ``moved+edited``. A change that only
-    renumbers a cross-reference, or only changes quote style, is no edit.
-
-    >>> change_of("702.40a", 'Entwine is "x" (see rule 601.2)', "702.41a", "Entwine is “x” (see rule 601.2c)")
-    'moved'
-    >>> change_of("702.87a", "Totem armor is", "702.88a", "Umbra armor is")
-    'moved+edited'
-    """
-    moved = normalise_number(old_number) != normalise_number(number)
-    edited = folded(old_text) != folded(text)
-    return "moved+edited" if moved and edited else "moved" if moved else "edited" if edited else "unchanged"
-
-
 @dataclass
 class Release:
     """The numbered rules and sections of one source, indexed for alignment."""

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.cache import SourceCache
+from pipeline.changes import change_of
 from pipeline.corpus.dedupe import normalise_number
 from pipeline.lineage import align
 from pipeline.lineage import engine as lineage
-from pipeline.lineage.engine import Lineage, Lineages, change_of
+from pipeline.lineage.engine import Lineage, Lineages
 from pipeline.numbers import section_of, sort_key
 from pipeline.records import WRITTEN_TWICE, Element, Mapping, Source, evolve
 from pipeline.text import folded, title_key

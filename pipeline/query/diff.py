@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from pipeline.changes import change_of
 from pipeline.corpus.dedupe import normalise_number
 from pipeline.errors import TraceError
-from pipeline.lineage.engine import change_of
 from pipeline.numbers import section_of, sort_key
 from pipeline.query.trace import Dataset, word_diff
 

@@ -18,9 +18,9 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
+from pipeline.changes import change_of
 from pipeline.corpus.dedupe import normalise_number
 from pipeline.errors import TraceError
-from pipeline.lineage.engine import change_of
 from pipeline.numbers import sort_key
 from pipeline.records import WRITTEN_TWICE
 from pipeline.text import fold, folded_title

@@ -2,7 +2,7 @@
 the rules of the ``diff`` command (``pipeline.query.diff``).
 
 A rule in both is ``moved`` (renumbered), ``edited`` (reworded) or both, as
-``pipeline.lineage.engine.change_of`` decides (a renumbered cross-reference or a new quote
+``pipeline.changes.change_of`` decides (a renumbered cross-reference or a new quote
 style is no edit); one only in the newer is ``added``, or ``split`` when its
 lineage was split from another after the older source; one only in the older is
 ``removed`` or ``merged`` when its lineage ended between the two (a rule that a
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from pipeline.lineage.engine import change_of
+from pipeline.changes import change_of
 from pipeline.site.data import Dataset, Version
 
 KINDS = ("added", "removed", "moved", "edited", "moved+edited", "split", "merged")
