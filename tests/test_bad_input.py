@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import main
-from pipeline.run import Settings, read_source
+from pipeline.ingest.read import Settings, read_source
 from tests.conftest import RAW
 
 BAD = Path(__file__).resolve().parent / "bad"

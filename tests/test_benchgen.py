@@ -1,7 +1,7 @@
 """The benchmark's generated releases are read by the pipeline as the releases they were made to be.
 
 Three releases are generated from the newest bundled one and only read (decode,
-parse, assemble, describe: ``run.read_source``), never ingested whole.
+parse, assemble, describe: ``ingest.read.read_source``), never ingested whole.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.ingest.decode import decode
+from pipeline.ingest.read import Settings, read_source
 from pipeline.records import Element, Source
-from pipeline.run import Settings, read_source
 from pipeline.tools import benchgen
 
 RAW = Path(__file__).resolve().parent.parent / "raw"

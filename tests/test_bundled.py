@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.corpus.clean import Vocabulary, clean
+from pipeline.corpus.clean import Vocabulary, clean, flag_truncation
 from pipeline.ingest.decode import decode
-from pipeline.run import Settings, build, flag_truncation, read_source
+from pipeline.ingest.read import Settings, read_source
+from pipeline.run import build
 from tests.conftest import DATA, RAW
 
 SEEDS = sorted(RAW.glob("0*.txt"))

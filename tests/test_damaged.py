@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.ingest.decode import decode
+from pipeline.ingest.read import Settings, read_source
 from pipeline.records import Element
-from pipeline.run import Settings, read_source
 from tests.conftest import DATA, RAW
 from tests.data.damaged import make_damaged
 from tests.golden.make_excerpt import excerpt

@@ -17,10 +17,11 @@ import pytest
 
 from pipeline import run, workers
 from pipeline.corpus import clean
+from pipeline.ingest import read
+from pipeline.ingest.read import Settings, read_source
 from pipeline.publish import emit
 from pipeline.publish import sqlite as database
 from pipeline.publish.emit import COLUMNS
-from pipeline.run import Settings, read_source
 from tests.conftest import RAW
 
 # Two neighbouring releases: most of their rules are worded alike.
@@ -30,8 +31,8 @@ PAIR = ("cr-2026-04-17.txt", "cr-2026-08-07.txt")
 def test_equal_wordings_of_different_sources_are_one_string(tmp_path: Path) -> None:
     for name in PAIR:
         shutil.copy(RAW / name, tmp_path / name)
-    paths = run.discover(tmp_path)
-    shared = run._read_all(paths, tmp_path, Settings(jobs=1), None, None)
+    paths = read.discover(tmp_path)
+    shared = read.read_all(paths, tmp_path, Settings(jobs=1), None, None)
     alone = [read_source(p, tmp_path, Settings(jobs=1)) for p in paths]
     # The same elements, value for value ...
     assert [els for _, els, _ in shared] == [els for _, els, _ in alone]
@@ -81,7 +82,7 @@ def test_a_workers_result_is_let_go_once_shared(tmp_path: Path) -> None:
     names = ("cr-2025-09-19.txt", "cr-2026-01-16.txt", *PAIR)
     for name in names:
         shutil.copy(RAW / name, tmp_path / name)
-    paths = run.discover(tmp_path)
+    paths = read.discover(tmp_path)
     held: list[int] = []
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -89,7 +90,7 @@ def test_a_workers_result_is_let_go_once_shared(tmp_path: Path) -> None:
         held.append(sum(1 for obj in gc.get_objects()
                         if isinstance(obj, Future) and obj.done() and obj._result is not None))
 
-    results = run._read_all(paths, tmp_path, Settings(jobs=2), None, progress)
+    results = read.read_all(paths, tmp_path, Settings(jobs=2), None, progress)
     assert len(results) == len(names) and all(els for _, els, _ in results)
     # Called once per parsed file. By the last call every result has been shared,
     # and no future still holds one (but the last one's, by enumerate's reused

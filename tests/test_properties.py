@@ -14,8 +14,8 @@ from pipeline.corpus.clean import FIXERS, Vocabulary, fix_and_explain
 from pipeline.ingest.assemble import _TOC_KEY, assemble, iter_lines, toc_key
 from pipeline.ingest.decode import decode
 from pipeline.ingest.parse import parse, parse_with_lark
+from pipeline.ingest.read import Settings, read_source
 from pipeline.records import Element, evolve
-from pipeline.run import Settings, read_source
 
 # Lines made of pieces that look like the real thing, so that every rule of the
 # grammar and the assembler is exercised, mixed with arbitrary text.

@@ -26,12 +26,13 @@ from hypothesis import strategies as st
 from pipeline import job, run
 from pipeline.cache import SourceCache
 from pipeline.cli import main
+from pipeline.ingest.read import discover, source_id, source_ids
 from pipeline.lineage.engine import Step
 from pipeline.publish import emit
 from pipeline.publish import folder as publish
 from pipeline.publish import sqlite as database
 from pipeline.records import Source
-from pipeline.run import Corpus, Settings, source_ids
+from pipeline.run import Corpus, Settings
 from tests.conftest import RAW, ROOT, SMALL
 
 
@@ -393,16 +394,16 @@ def test_source_ids_are_unique_and_depend_on_the_paths_alone(rels: set[str], rnd
     shuffled = list(paths)
     rnd.shuffle(shuffled)
     assert dict(zip(shuffled, source_ids(shuffled, raw), strict=True)) == ids
-    stems = [run.source_id(p) for p in paths]
+    stems = [source_id(p) for p in paths]
     for path, sid in ids.items():
-        if stems.count(run.source_id(path)) == 1:
-            assert sid == run.source_id(path)
+        if stems.count(source_id(path)) == 1:
+            assert sid == source_id(path)
         else:
-            assert sid == run.source_id(path) or sid.removeprefix("./") == path.relative_to(raw).as_posix()
+            assert sid == source_id(path) or sid.removeprefix("./") == path.relative_to(raw).as_posix()
 
 
 def test_bundled_ids_are_the_file_stems() -> None:
-    paths = run.discover(RAW)
+    paths = discover(RAW)
     assert source_ids(paths, RAW) == [p.stem for p in paths]
 
 
@@ -884,7 +885,7 @@ import sys, time
 from pathlib import Path
 from pipeline import workers
 from pipeline.lineage import engine as lineage
-from pipeline.run import Settings, read_source
+from pipeline.ingest.read import Settings, read_source
 raw = Path("raw")
 names = ("cr-2009-02-01.txt", "cr-2009-07-11.txt", "cr-2009-09-04.txt")
 releases = [read_source(raw / name, raw, Settings(jobs=1))[:2] for name in names]

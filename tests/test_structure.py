@@ -15,8 +15,8 @@ from pipeline.ingest.checks import source_checks
 from pipeline.ingest.decode import decode
 from pipeline.ingest.describe import effective_date, source_format
 from pipeline.ingest.parse import Line, parse
+from pipeline.ingest.read import Settings, read_source
 from pipeline.records import Element
-from pipeline.run import Settings, read_source
 from tests.conftest import RAW
 
 VERSIONS = sorted(RAW.glob("cr-*.txt"))

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 
-from pipeline.records import Element, evolve
+from pipeline.records import Element, Source, evolve
 
 _WORD = re.compile(r"[A-Za-z]+")
 _LOWER_RUN = re.compile(r"\b[a-z]{6,}\b")
@@ -260,3 +260,48 @@ def clean(
         merged = tuple(dict.fromkeys(el.flags + tuple(flags))) if flags else el.flags
         out.append(evolve(el, text=text, flags=merged, **extra))
     return out
+
+
+def flag_truncation(src: Source, elements: list[Element]) -> tuple[Source, list[Element]]:
+    """Flag a source, and its last element, when it stops mid-sentence or before its end."""
+    content = [i for i, el in enumerate(elements) if el.kind not in ("noise", "front_matter")]
+    if not content:
+        return src, elements
+    last = elements[content[-1]]
+    if src.format == "cr_document":
+        # A whole document ends with its credits; the glossary before them may
+        # end without a full stop (the 1999 index does).
+        truncated = not any(el.region == "credits" for el in elements)
+    else:
+        truncated = is_truncated(last.text)
+    if truncated:
+        elements = list(elements)
+        elements[content[-1]] = evolve(last, flags=last.flags + ("truncated",))
+        src = replace(src, flags=src.flags + ("truncated",))
+    return src, elements
+
+
+def clean_sources(
+    sources: list[Source], per_source: list[list[Element]], first: Sequence[int] = ()
+) -> Iterator[tuple[int, Source, list[Element]]]:
+    """The cleaning stage over the whole corpus: (index, source, cleaned elements) for
+    each source, those at the indexes ``first`` names first, in that order (the job
+    sends each release on to the lineage workers as soon as it is clean). The
+    vocabulary comes from every source's text (the official releases' words first);
+    each distinct wording is cleaned once. A source's elements in ``per_source`` are
+    let go as it is cleaned. The source gains its truncation flag and its
+    ``line_counts`` (lines per element kind)."""
+    official = {s.source_id for s in sources if s.format == "cr_document"}
+    vocab = Vocabulary.build(
+        (el.body for els in per_source for el in els if el.source_id in official),
+        (el.body for els in per_source for el in els if el.source_id not in official and el.kind != "noise"),
+    )
+    memo: dict[str, tuple[str, list[str]]] = {}
+    placed = set(first)
+    for i in [*first, *(k for k in range(len(per_source)) if k not in placed)]:
+        src, els = flag_truncation(sources[i], clean(per_source[i], vocab, memo))
+        per_source[i] = []
+        counts: Counter[str] = Counter()
+        for el in els:
+            counts[el.kind] += el.line_end - el.line_start + 1
+        yield i, replace(src, line_counts=dict(counts)), els

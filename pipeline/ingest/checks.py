@@ -179,3 +179,19 @@ def problems(src: Source) -> list[str]:
     if src.status == "quarantined":
         return [f"quarantined: {src.error}"]
     return [f"suspect: {src.path}: {c.name}: {c.detail}" for c in src.checks if not c.passed]
+
+
+def check_releases(sources: list[Source], per_source: Sequence[list[Element]]) -> list[Source]:
+    """Each whole release's rule count against the others' (``release_checks``)."""
+    releases = [
+        (src, sum(1 for el in els if el.kind == "rule"))
+        for src, els in zip(sources, per_source, strict=True)
+        if src.format == "cr_document" and src.status != "quarantined"
+    ]
+    found = release_checks(releases)
+    out = []
+    for src in sources:
+        kept = tuple(c for c in src.checks if c.name != "rule_count")
+        extra = (found[src.source_id],) if src.source_id in found else ()
+        out.append(judge(src, kept + extra) if src.status != "quarantined" else src)
+    return out
