@@ -25,6 +25,7 @@ from pipeline.cache import SourceCache
 from pipeline.cli import main
 from pipeline.corpus.clean import Vocabulary, clean
 from pipeline.errors import TraceError
+from pipeline.ingest.read import Settings, read_source
 from pipeline.job import run_job
 from pipeline.lineage import engine as lineage
 from pipeline.lineage import numbering
@@ -32,7 +33,6 @@ from pipeline.numbers import section_of, sort_key
 from pipeline.query.diff import diff
 from pipeline.query.trace import Dataset, _read, resolve
 from pipeline.records import Element, Source
-from pipeline.run import Settings, read_source
 from pipeline.site import data as sitedata
 from pipeline.tools.lineage_report import HELDOUT_KEY, STEP_KEY, judge, judge_step, read_key, report, restarts
 from tests.conftest import DATA, RAW, ROOT
