@@ -32,7 +32,8 @@ from pipeline.publish import datapackage as package
 from pipeline.publish import emit
 from pipeline.publish import folder as publish
 from pipeline.query.dataset import source_status
-from pipeline.run import Corpus, Progress, Settings, build, discover
+from pipeline.ingest.read import discover
+from pipeline.run import Corpus, Progress, Settings, build
 
 RUN_JSON = "run.json"
 CHANGES = "changes.md"

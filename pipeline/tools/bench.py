@@ -70,7 +70,7 @@ def stated_date(data: bytes) -> str:
 
 
 def corpus_files(corpus: Path) -> list[Path]:
-    from pipeline.run import discover
+    from pipeline.ingest.read import discover
 
     return [p for p in discover(corpus) if p.is_file() and not p.is_symlink()]
 

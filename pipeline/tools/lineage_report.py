@@ -27,7 +27,7 @@ from rapidfuzz import fuzz, process
 from pipeline.errors import TraceError
 from pipeline.lineage.engine import KEYWORD_SECTIONS, Subjects
 from pipeline.query.trace import Dataset, _read, is_rule_row
-from pipeline.run import source_id
+from pipeline.ingest.read import source_id
 from pipeline.text import folded, title_key
 from pipeline.tools import benchgen
 
