@@ -21,19 +21,10 @@ from rapidfuzz import fuzz, process
 
 from pipeline import numbers
 from pipeline.corpus.dedupe import normalise_number
+from pipeline.lineage.thresholds import MIN_LOOSE_SCORE, MIN_RULE_SCORE, MIN_VOTE_SCORE, SHORTLIST, SUBSET_WEIGHT
 from pipeline.numbers import section_of
 from pipeline.records import Element, Mapping, evolve
 from pipeline.text import masked, match_text, title_key
-
-# A rule inside an aligned section maps when its wording is at least this similar.
-MIN_RULE_SCORE = 60.0
-# How much a subset match (token_set_ratio: one wording contains the other's
-# words) counts against a straight one.
-SUBSET_WEIGHT = 0.9
-# An unnumbered paragraph, or a rule whose section has no title, needs more.
-MIN_LOOSE_SCORE = 75.0
-# A section found by its rules' wording (its title being unknown) needs more still.
-MIN_VOTE_SCORE = 80.0
 
 SEE_RULE = re.compile(rf"See rule ({numbers.SECTION_NUMBER})")
 
@@ -200,12 +191,9 @@ def prefetch(texts: Sequence[str], ref: RefIndex) -> None:
         batch = pending[start:start + 2048]
         scores = process.cdist(batch, ref.rule_texts, scorer=fuzz.ratio, score_cutoff=50, dtype=np.float32,
                                workers=-1)
-        top = np.argsort(-scores, axis=1, kind="stable")[:, :_SHORTLIST]
+        top = np.argsort(-scores, axis=1, kind="stable")[:, :SHORTLIST]
         for key, row, idx in zip(batch, scores, top, strict=True):
             ref.shortlists[key] = [int(i) for i in idx if row[i] > 0]
-
-
-_SHORTLIST = 5
 
 
 def best_rule(text: str, ref: RefIndex, within: str = "") -> tuple[str, float]:

@@ -80,85 +80,50 @@ from pipeline.cache import SourceCache
 from pipeline.corpus import xrefs
 from pipeline.corpus.dedupe import normalise_number
 from pipeline.lineage.align import SEE_RULE
+from pipeline.lineage.thresholds import (
+    ABSORBED_MARGIN,
+    CLOSEST_MARGIN,
+    GAP_BONUS,
+    HEAD_BONUS,
+    KEYWORD_SECTIONS,
+    MAX_IN_PLACE,
+    MAX_SPREAD,
+    MIN_ABSORBED,
+    MIN_ALL_WORDS,
+    MIN_CLOSEST,
+    MIN_CONTAINED,
+    MIN_CONTAINED_CHARS,
+    MIN_FAR,
+    MIN_HEAD,
+    MIN_HEAD_WORDS,
+    MIN_HOMELESS_COSINE,
+    MIN_NEAR,
+    MIN_OPENING_ALIKE,
+    MIN_OPENING_WORDS,
+    MIN_RARE_WORDS_COSINE,
+    MIN_SAME_EXAMPLE,
+    MIN_SAME_NUMBER,
+    MIN_SAME_SECTION,
+    MIN_SPREAD_LETTERS,
+    MIN_TAKEN_IN,
+    MIN_WHOLE_GAIN,
+    MIN_WORDS_KEPT,
+    MIN_WORDS_SAME_NUMBER,
+    NEAR,
+    OPENING_MARGIN,
+    RARE_WORDS_LEAD,
+    SAME_NUMBER_BONUS,
+    SAME_OPENING_BONUS,
+    SECTION_BONUS,
+    SUBSET_WEIGHT,
+    WEAK_PAIR,
+)
 from pipeline.numbers import section_of
 from pipeline.records import Element, Source
 from pipeline.text import folded, title_key
 
-# A rule pairs with a rule at the same place in the other release (between the
-# same identical neighbours, or in the same titled section) at this similarity...
-MIN_NEAR = 60.0
-# ... and with one anywhere else in the release only at this one.
-MIN_FAR = 80.0
-# How much a subset match (one wording holds the other's words) counts.
-SUBSET_WEIGHT = 0.9
-# A rule that kept its number wins a near tie (a split: the piece that kept the number).
-SAME_NUMBER_BONUS = 8.0
-# A new rule split off an old one, or an old one merged into a new one: the
-# shorter wording lies inside the longer one at least this closely.
-MIN_CONTAINED = 87.0
-MIN_CONTAINED_CHARS = 25
-# An old rule inside a new one that continues another lineage was merged there,
-# unless a free rule matches it within this much (``_absorbed``).
-ABSORBED_MARGIN = 20.0
-# An old rule left unpaired whose words stand this much in a longer neighbour merged there.
-MIN_ABSORBED = 75.0
-# ... and one farther off in their section, when every word of it stands in the longer one.
-MIN_ALL_WORDS = 98.0
-NEAR = 3
-# Context that makes a pair likelier: the rule kept its place between the same
-# identical neighbours, or stayed in (what became of) its section.
-GAP_BONUS = 5.0
-SECTION_BONUS = 5.0
-# A rule split in two goes on in the piece that kept its first sentence (or close to it).
-HEAD_BONUS = 5.0
-MIN_HEAD = 85.0
-MIN_HEAD_WORDS = 8
-# ... and, of two that open alike, the one whose first sentence is the same word for word.
-SAME_OPENING_BONUS = 2.0
-# ... or one whole first sentence of at least this many words opening the other.
-MIN_OPENING_WORDS = 6
-# An example reworded a little ("no special abilities" -> "no abilities") is this alike.
-MIN_SAME_EXAMPLE = 85.0
-# Rules left over in the same pair of sections (a rule rewritten in place) pair at this similarity.
-MIN_SAME_SECTION = 50.0
-MAX_IN_PLACE = 4
-# Where the place says less (a renumbered release; the sections a section's rules
-# went to, when no title or vote paired it), a rule rewritten in place must also be
-# this alike letter by letter; in those sections, among at most MAX_SPREAD new rules.
-MIN_SPREAD_LETTERS = 40.0
-MAX_SPREAD = 12
-# A pair below this similarity, little alike letter by letter, must keep this share of
-# the longer words of one of the two (``_say_the_same``).
-WEAK_PAIR = 70.0
-MIN_WORDS_KEPT = 0.5
 _LONG_WORD = re.compile(r"[a-z][a-z'-]{4,}")
-# A rule left over under its own number in its own section pairs at this similarity,
-# keeping this share of the longer words of one of the two (on raw/, the wrong pairs
-# keep 0.08 at most, the right ones 0.19 at least).
-MIN_SAME_NUMBER = 40.0
-MIN_WORDS_SAME_NUMBER = 0.15
-# In a renumbered release, a rule and a new one left over that are each other's
-# closest letter by letter, at least this alike and by this much more than any other
-# rule left over on either side, are one rule rewritten (``_closest_letters``).
-MIN_CLOSEST = 55.0
-CLOSEST_MARGIN = 5.0
-# ... or by their first sentences, in the section its own became (408.1c and 115.3a: 77.5, the next 51.3).
-MIN_OPENING_ALIKE = 70.0
-OPENING_MARGIN = 15.0
-# ... or by the rarer words they share (``_rare_word_cosines``), at least this
-# and this many times the next, in the section its own became.
-MIN_RARE_WORDS_COSINE = 0.30
-RARE_WORDS_LEAD = 1.5
-# ... or, for a rule whose section became none, anywhere at this cosine.
-MIN_HOMELESS_COSINE = 0.55
 _WORD = re.compile(r"[a-z][a-z'-]+")
-# A rule taken into a longer one after its opening, in other words (2022's 705.1 in 705.2: 86).
-MIN_TAKEN_IN = 80.0
-# A rule paired with a piece cut from it goes on in a free rule this much closer to it (``_whole_before_piece``).
-MIN_WHOLE_GAIN = 10.0
-# Sections of keyword abilities (DOMAIN.md: 502.x before July 2009, 702.x after; not the
-# keyword actions of 701.x, whose names "cast", "play", "exile" are the words the 2009 rewording changed).
-KEYWORD_SECTIONS = ("502.", "702.")
 
 
 @dataclass
