@@ -21,7 +21,7 @@ from pipeline.ingest import read
 from pipeline.ingest.read import Settings, read_source
 from pipeline.publish import emit
 from pipeline.publish import sqlite as database
-from pipeline.publish.emit import COLUMNS
+from pipeline.publish.rows import COLUMNS, tables
 from tests.conftest import RAW
 
 # Two neighbouring releases: most of their rules are worded alike.
@@ -129,7 +129,7 @@ def test_the_database_process_is_no_copy_of_the_job_and_is_sent_the_rows(tmp_pat
     corpus = run.build(raw, Settings(jobs=1))
     out = tmp_path / "out"
     emit.write(corpus, out)
-    database.build(emit.tables(corpus), tmp_path / "from-rows.sqlite", corpus.reference)
+    database.build(tables(corpus), tmp_path / "from-rows.sqlite", corpus.reference)
     written, direct = _contents(out / emit.DATABASE), _contents(tmp_path / "from-rows.sqlite")
     assert written.keys() == direct.keys() and {"elements", "search", "search_in", "renumber_map"} <= written.keys()
     for name, rows in direct.items():

@@ -31,7 +31,9 @@ from pipeline.cli import main
 from pipeline.errors import InvalidOutput
 from pipeline.publish import emit
 from pipeline.publish import folder as publish
+from pipeline.publish.csv import Quoted, cell, cells
 from pipeline.publish.datapackage import rules_schema, validate_rules_json
+from pipeline.publish.rows import COLUMNS
 from pipeline.publish.tables import TABLES
 from tests.conftest import RAW, ROOT
 
@@ -110,7 +112,7 @@ def test_datapackage_validates_with_frictionless(bundled) -> None:  # type: igno
     _, out = bundled
     descriptor = json.loads((out / "datapackage.json").read_text("utf-8"))
     resources = descriptor["resources"]
-    assert [r["name"] for r in resources] == [*emit.COLUMNS, *(f"{t}-parquet" for t in emit.COLUMNS)]
+    assert [r["name"] for r in resources] == [*COLUMNS, *(f"{t}-parquet" for t in COLUMNS)]
     csvs = dict(descriptor, resources=[r for r in resources if r["format"] == "csv"])
     report = Package.from_descriptor(csvs, basepath=str(out)).validate()
     assert report.valid, report.flatten(["type", "note"])[:5]
@@ -327,10 +329,10 @@ _CELL_VALUES = st.one_of(
 @example([["a\r", "b"], ["a\n"], ['"'], ["a,b", "a,b", "c"], [1, 2], [1.5, None], [True, 0], ["a", None]], 1)
 def test_cells_of_a_column_are_those_of_each_value(columns: list[list[object]], limit: int) -> None:
     """The writer's column-at-a-time cells, with a memo small enough to be emptied
-    on the way, are ``_cell`` of each value."""
-    quoted = emit._Quoted(limit)
+    on the way, are ``cell`` of each value."""
+    quoted = Quoted(limit)
     for values in columns:
-        assert list(emit._cells(tuple(values), quoted)) == [emit._cell(v) for v in values]
+        assert list(cells(tuple(values), quoted)) == [cell(v) for v in values]
         assert len(quoted) <= limit
 
 
@@ -404,3 +406,72 @@ def test_a_signal_during_the_staging_folders_removal_waits_until_it_is_gone(tmp_
     finally:
         other.set()
     assert not staging.exists()
+
+
+def _copied_from_csv(csv_path: Path, table_name: str, target: Path) -> None:
+    """The Parquet file as it was made before the writer took rows: read back from
+    the CSV by Arrow, a block at a time, row groups of at least ``ROW_GROUP`` rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyarrow import csv as arrow_csv
+
+    from pipeline.publish import parquet
+    from pipeline.publish.tables import BY_NAME
+
+    table = BY_NAME[table_name]
+    schema = parquet.schema(table)
+    types = {c: {"integer": pa.int64(), "number": pa.float64()}.get(table.type_of(c), pa.string())
+             for c in table.columns}
+    reader = arrow_csv.open_csv(csv_path, parse_options=arrow_csv.ParseOptions(newlines_in_values=True),
+                                convert_options=arrow_csv.ConvertOptions(
+                                    column_types=types, null_values=[""], strings_can_be_null=True,
+                                    quoted_strings_can_be_null=True))
+    with pq.ParquetWriter(target, schema) as writer:
+        pending: list[Any] = []
+        for batch in reader:
+            pending.append(batch.cast(schema))
+            if sum(b.num_rows for b in pending) >= parquet.ROW_GROUP:
+                group = pa.Table.from_batches(pending, schema=schema)
+                writer.write_table(group, row_group_size=group.num_rows)
+                pending = []
+        if pending:
+            group = pa.Table.from_batches(pending, schema=schema)
+            writer.write_table(group, row_group_size=group.num_rows)
+
+
+def test_parquet_from_rows_is_byte_for_byte_the_copy_of_the_csv(tmp_path: Path) -> None:
+    """The Parquet writer, given the rows and where each one's CSV line ends, writes
+    the very bytes that reading the CSV back with Arrow made: the same nulls (an
+    empty string, ``None``), types, record batches and row groups, across blocks of
+    the CSV, row groups, a long line and text that is not ASCII."""
+    from pipeline.publish import parquet
+    from pipeline.publish.csv import write_csv
+    from pipeline.publish.tables import BY_NAME
+
+    words = ["", "a", "a,b", 'say "hi"', "line\nbreak", "cr\rhere", "Dandân’s", None, " spaced "]
+    rows = [(f"src{i % 7}", words[i % 9], words[(i * 5) % 9] or "", "702.1", "lineage", "text",
+             [97.5, 100, None, 0.1][i % 4], words[(i * 2) % 9]) for i in range(90_000)]
+    rows[40_000] = ("big", "x" * 300_000, "", "", "", "", 1.0, "é" * 200_000)  # Arrow read no line over a block
+    for name, table_rows in (("renumber_map", rows),
+                             ("qa", [(f"q{i}", "100", "Q?" * (i % 50), "", "s", i, i + 1 if i % 3 else None, "", "1")
+                                     for i in range(50_000)])):
+        writer = parquet.Writer(tmp_path, BY_NAME[name])
+        write_csv(tmp_path / f"{name}.csv", COLUMNS[name], table_rows, writer.write)
+        assert writer.close() == len(table_rows)
+        _copied_from_csv(tmp_path / f"{name}.csv", name, tmp_path / f"{name}.copied.parquet")
+        assert writer.path.read_bytes() == (tmp_path / f"{name}.copied.parquet").read_bytes(), name
+
+
+def test_a_failed_parquet_write_leaves_no_file(tmp_path: Path) -> None:
+    """A Parquet file whose rows fail part way (a value that is no number) is removed:
+    a writer closed early would leave a readable, partial table."""
+    from pipeline.publish import parquet
+    from pipeline.publish.tables import BY_NAME
+
+    writer = parquet.Writer(tmp_path, BY_NAME["qa"])
+    good = [("q", "100", "Q?", "A.", "s", 1, 2, "", "1")] * 40_000
+    writer.write(good, [100 * (i + 1) for i in range(len(good))])
+    with pytest.raises(ValueError, match="not a number"):
+        writer.write([("q", "100", "Q?", "A.", "s", "not a number", 2, "", "1")], [5_000_000])
+        writer.close()
+    assert not writer.path.exists()

@@ -1,25 +1,37 @@
-"""Parquet copies of every table: ``out/parquet/<table>.parquet``.
+"""The Parquet writer: ``out/parquet/<table>.parquet``, from the same rows as the CSV.
 
-Each copy is read back from the CSV just written (so the two cannot differ;
-Arrow's CSV reader does it in bulk, outside the GIL, faster than converting
-the rows from Python) with the contract's types: strings, 64-bit integers and
-doubles, all nullable, an empty cell null. The pandas metadata stored with it
-makes ``pd.read_parquet`` give the same dtypes as ``pipeline.load``.
+Each file holds the contract's types: strings, 64-bit integers and doubles,
+all nullable, an empty or missing value null (as the CSV's empty cell). The
+pandas metadata stored with it makes ``pd.read_parquet`` give the same dtypes
+as ``pipeline.load``.
+
+Row groups and the record batches within them are cut where they were when
+these files were copied from the CSVs by Arrow's CSV reader, so that the files
+stay byte for byte what they were: a batch is the rows whose lines end in one
+``BLOCK`` of the CSV file (Arrow read it a block at a time), and a row group
+closes at the end of the batch that brings it to ``ROW_GROUP`` rows. That is
+why ``write`` is told where each row's line ends in the CSV.
 """
 
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 from pipeline.publish.tables import Table
-from pipeline.query.dataset import read_csv_batches
 
 FOLDER = "parquet"
-# Rows of a row group (Arrow reads the CSV in blocks of a few thousand rows).
+# Rows of a row group, at least (all but the last).
 ROW_GROUP = 32_768
+# Bytes of the CSV whose rows make one record batch: Arrow's CSV reader's default block.
+BLOCK = 1 << 20
+
+Row = tuple[Any, ...]
 
 # Arrow type and pandas' names for it (pandas_type, numpy_type) of each contract type:
 # what ``pa.Schema.from_pandas`` gives for string, Int64 and Float64 columns.
@@ -32,10 +44,10 @@ def path_of(out: Path, table: Table) -> Path:
 
 
 def schema(table: Table) -> Any:
-    """The Arrow schema of a table's copy, with the pandas metadata that
+    """The Arrow schema of a table's file, with the pandas metadata that
     ``pa.Schema.from_pandas`` gives an empty frame of the ``pipeline.load`` dtypes
-    (built here because importing pandas costs a run more than the whole copy of
-    most tables; a test holds the two equal)."""
+    (built here because importing pandas costs a run more than writing most
+    tables; a test holds the two equal)."""
     import pyarrow as pa
 
     types = {c: _TYPES[table.type_of(c)] for c in table.columns}
@@ -50,42 +62,120 @@ def schema(table: Table) -> Any:
                      metadata={b"pandas": json.dumps(pandas).encode()})
 
 
-def copy(out: Path, table: Table) -> int:
-    """Write the Parquet copy of ``table`` from its CSV in ``out``, a block at a
-    time (never the whole table in memory); returns its rows. A copy that fails
-    leaves no file: a streamed writer closed early would leave a readable,
-    partial table."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+class Writer:
+    """One table's Parquet file, written from its rows as they come (``write``),
+    a row group at a time: never the whole table in memory. Each row group is
+    encoded and compressed in a thread (Arrow lets go of the GIL meanwhile) while
+    the next rows are made. ``close`` finishes the file and returns its rows;
+    ``abort`` leaves no file (a file closed early would be a readable, partial table)."""
 
-    fields = [(c, table.type_of(c)) for c in table.columns]
-    target = schema(table)
-    path = path_of(out, table)
-    path.parent.mkdir(exist_ok=True)
-    rows = 0
+    def __init__(self, out: Path, table: Table) -> None:
+        import pyarrow.parquet as pq
+
+        self.path = path_of(out, table)
+        self.path.parent.mkdir(exist_ok=True)
+        self.rows = 0
+        self._schema = schema(table)
+        self._kinds = [table.type_of(c) for c in table.columns]
+        self._file = pq.ParquetWriter(self.path, self._schema)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet")
+        self._writing: Future[None] | None = None
+        self._block = 0  # the CSV block the rows of ``_rows`` end in
+        self._rows: list[Row] = []
+        self._batches: list[Any] = []  # the row group being gathered
+
+    def write(self, rows: list[Row], ends: Sequence[int]) -> None:
+        """More rows, and the byte offset in the CSV file where each one's line ends."""
+        start = 0
+        while start < len(rows):
+            # Rows whose line ends in the block ``_block`` (its newline, at end - 1).
+            stop = bisect_right(ends, (self._block + 1) * BLOCK, lo=start)
+            self._rows += rows[start:stop]
+            if stop < len(rows):
+                self._end_batch()
+                self._block = (ends[stop] - 1) // BLOCK
+            start = stop
+
+    def close(self) -> int:
+        """Write what is left, finish the file, and return its rows."""
+        try:
+            self._end_batch()
+            self._end_group()
+            self._wait()
+            self._pool.shutdown()
+            self._file.close()
+        except BaseException:
+            self.abort()
+            raise
+        finally:
+            _release()
+        return self.rows
+
+    def abort(self) -> None:
+        """Stop, and remove the file."""
+        self._pool.shutdown(cancel_futures=True)
+        try:
+            self._file.close()
+        finally:
+            self.path.unlink(missing_ok=True)
+            _release()
+
+    def _end_batch(self) -> None:
+        if self._rows:
+            self._batches.append(self._batch(self._rows))
+            self._rows = []
+            if sum(b.num_rows for b in self._batches) >= ROW_GROUP:
+                self._end_group()
+
+    def _end_group(self) -> None:
+        import pyarrow as pa
+
+        if self._batches:
+            group = pa.Table.from_batches(self._batches, schema=self._schema)
+            self._batches = []
+            self._wait()
+            self._writing = self._pool.submit(self._file.write_table, group, row_group_size=group.num_rows)
+            self.rows += group.num_rows
+
+    def _wait(self) -> None:
+        if self._writing is not None:
+            writing, self._writing = self._writing, None
+            writing.result()
+
+    def _batch(self, rows: list[Row]) -> Any:
+        import pyarrow as pa
+
+        columns = zip(*rows, strict=True)
+        return pa.RecordBatch.from_arrays(
+            [_array(kind, values, field.type) for kind, values, field in zip(self._kinds, columns, self._schema,
+                                                                               strict=True)],
+            schema=self._schema,
+        )
+
+
+def _array(kind: str, values: Sequence[Any], type_: Any) -> Any:
+    """A column's values as Arrow reads them from its CSV cells: an empty cell null."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     try:
-        with pq.ParquetWriter(path, target) as writer:
-            pending: list[Any] = []
-            for batch in read_csv_batches(out / f"{table.name}.csv", fields):
-                pending.append(batch.cast(target))
-                if sum(b.num_rows for b in pending) >= ROW_GROUP:
-                    rows += _write_group(writer, pending, target)
-            rows += _write_group(writer, pending, target)
-    except BaseException:
-        path.unlink(missing_ok=True)
-        raise
-    finally:
-        pa.default_memory_pool().release_unused()  # Arrow's allocator keeps what it freed; the run needs it back
-    return rows
+        array = pa.array(values, type=type_)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # an empty string for a number, or a number for a string
+        array = pa.array([_value(kind, v) for v in values], type=type_)
+    if kind == "string" and pc.any(pc.equal(array, "")).as_py():
+        array = pc.if_else(pc.equal(array, ""), pa.scalar(None, type_), array)
+    return array
 
 
-def _write_group(writer: Any, batches: list[Any], target: Any) -> int:
-    """Write ``batches`` as one row group (at least ``ROW_GROUP`` rows but the last), and empty the list."""
+def _value(kind: str, value: Any) -> Any:
+    """One value as its CSV cell reads back: ``None`` for an empty one."""
+    if value is None or value == "":
+        return None
+    return str(value) if kind == "string" else int(value) if kind == "integer" else float(value)
+
+
+def _release() -> None:
+    """Arrow's allocator keeps what it freed; the run needs it back."""
     import pyarrow as pa
 
-    if not batches:
-        return 0
-    group = pa.Table.from_batches(batches, schema=target)
-    writer.write_table(group, row_group_size=group.num_rows)
-    batches.clear()
-    return int(group.num_rows)
+    pa.default_memory_pool().release_unused()

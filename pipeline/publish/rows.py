@@ -1,0 +1,312 @@
+"""Every row the pipeline publishes, derived once from a built corpus.
+
+``tables`` gives each table of the contract (``tables.py``) as rows in its column
+order; ``rules_json`` the ``rules.json`` tree, from the corpus and those rows. The
+writers (``csv``, ``json``, ``parquet``, ``sqlite``) only serialise what they are
+given. ``elements`` and ``sources`` are the corpus's own; the others are derived
+from it all, once, when the first of them is asked for. The large tables (the
+ledger, renumber_map, rule_history, ...) are not kept as lists at all but made
+from the corpus's own records each time they are read.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Mapping as Lookup
+from functools import cache
+from operator import attrgetter, itemgetter
+from typing import Any, Generic, Protocol, TypeVar
+
+from pipeline.corpus import xrefs
+from pipeline.corpus.dedupe import normalise_number
+from pipeline.ingest.checks import format_checks
+from pipeline.lineage.engine import Lineage
+from pipeline.numbers import section_of, sort_key
+from pipeline.publish.tables import KINDS, TABLES
+from pipeline.records import Element, Mapping, Source
+
+SCHEMA_VERSION = "1.0"
+COLUMNS: dict[str, tuple[str, ...]] = {t.name: t.columns for t in TABLES}
+
+
+class Built(Protocol):
+    """What publishing reads of a built corpus (``run.Corpus`` is one)."""
+
+    @property
+    def sources(self) -> Sequence[Source]: ...
+    @property
+    def elements(self) -> Sequence[Element]: ...
+    @property
+    def mappings(self) -> Sequence[Mapping]: ...
+    @property
+    def reference(self) -> str: ...
+    @property
+    def lineages(self) -> Sequence[Lineage]: ...
+    @property
+    def history(self) -> Sequence[dict[str, Any]]: ...
+
+
+Row = tuple[Any, ...]
+T = TypeVar("T")
+
+
+class OnDemand(Generic[T]):
+    """A table whose rows are made from ``items`` each time it is read: no list of them is kept."""
+
+    def __init__(self, row: Callable[[T], Row], items: Sequence[T]) -> None:
+        self.row, self.items = row, items
+
+    def __iter__(self) -> Iterator[Row]:
+        return map(self.row, self.items)
+
+
+def _getter(name: str, *columns: str) -> Callable[[Any], Row]:
+    """The values of a table's ``columns`` (all of them by default) from a record
+    whose attributes are named as the columns are."""
+    return attrgetter(*(columns or COLUMNS[name]))
+
+
+# flags, the last column, is a tuple joined with ";"; the others are the element's attributes.
+_ELEMENT_CELLS = _getter("elements", *COLUMNS["elements"][:-1])
+
+
+def element_row(el: Element) -> Row:
+    """An element in the column order of ``elements.csv``."""
+    return (*_ELEMENT_CELLS(el), ";".join(el.flags))
+
+
+def source_row(src: Source) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "source_id": src.source_id, "path": src.path, "sha256": src.sha256, "bytes": src.bytes,
+        "encoding": src.encoding, "newline": src.newline, "format": src.format,
+        "effective_date": src.effective_date, "era": src.era, "lines": src.lines,
+        # The contract's two statuses: read (ok) or not (quarantined). A source that
+        # was read but failed a self-check is ok, with its reasons under suspect.
+        "status": "quarantined" if src.status == "quarantined" else "ok",
+        "error": src.error if src.status == "quarantined" else "", "encoding_evidence": src.evidence,
+        "numbering_like": src.numbering_like,
+        "flags": ";".join(src.flags),
+    }
+    row.update({f"lines_{k}": src.line_counts.get(k, 0) for k in KINDS})
+    row["checks"] = format_checks(src.checks)
+    row["suspect"] = src.error if src.status == "suspect" else ""
+    return row
+
+
+def _qa_sections(elements: Sequence[Element], rule_section: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Each QA's section (canonical, as written): that of the rule or section it follows."""
+    out: dict[str, tuple[str, str]] = {}
+    follows: Element | None = None  # the last rule, section or chapter
+    for el in elements:
+        if el.kind == "qa":
+            out[el.element_id] = _section_after(follows, rule_section)
+        elif el.kind in ("rule", "section", "chapter"):
+            follows = el
+    return out
+
+
+def _section_after(el: Element | None, rule_section: dict[str, str]) -> tuple[str, str]:
+    if el is None or el.kind == "chapter":
+        return ("", "")
+    written = normalise_number(el.number_as_written)
+    if el.kind == "rule":
+        return (rule_section.get(el.canonical_number, ""), section_of(written))
+    return (el.canonical_number, written)
+
+
+def _with_xrefs(mappings: Sequence[Mapping], by_xref: dict[tuple[str, str], Mapping]) -> list[Mapping]:
+    """Each source's own rows, then its cross-reference-only numbers in number order."""
+    extra: dict[str, list[Mapping]] = defaultdict(list)
+    for (sid, _), row in by_xref.items():
+        extra[sid].append(row)
+    out: list[Mapping] = []
+    order = list(dict.fromkeys([m.source_id for m in mappings] + list(extra)))
+    own: dict[str, list[Mapping]] = defaultdict(list)
+    for m in mappings:
+        own[m.source_id].append(m)
+    for sid in order:
+        out += own[sid] + sorted(extra[sid], key=lambda m: sort_key(m.number_as_written))
+    return out
+
+
+def _as_rows(name: str, rows: Iterable[dict[str, Any]]) -> list[Row]:
+    """Rows built as dicts (the small tables), in the contract's column order."""
+    return list(map(itemgetter(*COLUMNS[name]), rows))
+
+
+class _Tables(Lookup[str, Iterable[Row]]):
+    """Every table of the contract, its rows in column order. ``elements`` and
+    ``sources`` are the corpus's own; the others are derived from it all, once,
+    when the first of them is asked for, so that the first two can be written
+    (and sent to the database process) meanwhile."""
+
+    def __init__(self, corpus: Built) -> None:
+        self.corpus = corpus
+        self._derived: dict[str, Iterable[Row]] | None = None
+
+    def __getitem__(self, name: str) -> Iterable[Row]:
+        if name == "elements":
+            return OnDemand(element_row, self.corpus.elements)
+        if name == "sources":
+            return _as_rows("sources", map(source_row, self.corpus.sources))
+        if self._derived is None:
+            self._derived = _derived(self.corpus)
+        return self._derived[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return (table.name for table in TABLES)
+
+    def __len__(self) -> int:
+        return len(TABLES)
+
+
+def tables(corpus: Built) -> Lookup[str, Iterable[Row]]:
+    """Every table of the contract, its rows in column order."""
+    return _Tables(corpus)
+
+
+def _derived(corpus: Built) -> dict[str, Iterable[Row]]:
+    """The tables made from the whole corpus (all but ``elements`` and ``sources``)."""
+    els = corpus.elements
+    section = cache(section_of)  # a few thousand numbers, asked for hundreds of thousands of times
+    ref = [el for el in els if el.source_id == corpus.reference]
+    ref_lines = {el.line_start: el.canonical_number for el in ref if el.kind == "section"}
+    rule_section = {
+        el.canonical_number: ref_lines.get(el.parent_line, section(el.canonical_number))
+        for el in ref if el.kind == "rule"
+    }
+    qa_section = _qa_sections(els, rule_section)
+    # The sources with an element of each number, and (apart: a section's number
+    # may be a rule's too, 103.2 of 103.2a) those with one inside each section.
+    mapped_sources: dict[str, set[str]] = defaultdict(set)
+    section_sources: dict[str, set[str]] = defaultdict(set)
+    texts: dict[str, set[str]] = defaultdict(set)
+    for el in els:
+        number = el.canonical_number
+        if number:
+            mapped_sources[number].add(el.source_id)
+            section_sources[section(number)].add(el.source_id)
+            if el.kind == "rule":
+                texts[number].add(el.text)
+    qa_count: dict[str, int] = defaultdict(int)
+    for sec, _ in qa_section.values():
+        qa_count[sec] += 1
+    rule_count: dict[str, int] = defaultdict(int)
+    lineage_of = {line.canonical_number: line.lineage_id for line in corpus.lineages if line.canonical_number}
+    rules = []
+    emitted: set[str] = set()
+    for el in ref:
+        # A number the reference uses twice (702.175 in September 2024) keeps its first rule.
+        if el.kind == "rule" and el.canonical_number not in emitted:
+            emitted.add(el.canonical_number)
+            sec = rule_section[el.canonical_number]
+            rule_count[sec] += 1
+            rules.append({
+                "number": el.canonical_number, "section": sec, "text": el.text,
+                "lineage_id": lineage_of.get(el.canonical_number, ""),
+                "variants": len(texts[el.canonical_number]),
+                "sources": ";".join(sorted(mapped_sources[el.canonical_number])),
+            })
+    sections = []
+    for el in ref:
+        if el.kind == "section" and el.canonical_number and el.canonical_number not in emitted:
+            emitted.add(el.canonical_number)
+            sections.append({
+                "number": el.canonical_number, "title": el.text, "chapter": el.canonical_number[:1],
+                "rules": rule_count.get(el.canonical_number, 0), "qa": qa_count.get(el.canonical_number, 0),
+                "sources": ";".join(sorted(mapped_sources[el.canonical_number]
+                                           | section_sources[el.canonical_number])),
+            })
+    per_source_map = {
+        (m.source_id, normalise_number(m.number_as_written)): m.canonical_number
+        for m in corpus.mappings if m.number_as_written
+    }
+    like = {s.source_id: s.numbering_like for s in corpus.sources}
+    xref_rows = []
+    # Numbers a source writes only inside cross-references get renumber_map rows
+    # of their own (method "xref"), mapped through the release it shares numbering with.
+    by_xref: dict[tuple[str, str], Mapping] = {}
+    for el in els:
+        if el.kind in ("rule", "example", "qa", "glossary", "prose"):
+            body = el.answer if el.kind == "qa" else el.text
+            for written, target in xrefs.find(body):
+                own = per_source_map.get((el.source_id, target))
+                mapped = own if own is not None else per_source_map.get((like.get(el.source_id, ""), target), "")
+                if own is None and (el.source_id, target) not in by_xref:
+                    donor = like.get(el.source_id, "")
+                    why = (
+                        "cross-reference to a rule this release does not contain" if donor == el.source_id
+                        else f"written only as a cross-reference; no rule {target} in {donor or 'any release'}"
+                    )
+                    by_xref[el.source_id, target] = Mapping(
+                        el.source_id, target, "", mapped, "xref" if mapped else "unmapped",
+                        100.0 if mapped else 0.0, "" if mapped else why,
+                    )
+                xref_rows.append({
+                    "element_id": el.element_id, "target_as_written": written,
+                    "target_canonical": mapped, "target": target,
+                })
+    return {
+        "sections": _as_rows("sections", sections),
+        "rules": _as_rows("rules", rules),
+        "renumber_map": OnDemand(_getter("renumber_map"), _with_xrefs(corpus.mappings, by_xref)),
+        "qa": _as_rows("qa", (
+            {"qa_id": el.element_id, "section": qa_section[el.element_id][0], "question": el.question,
+             "answer": el.answer, "source_id": el.source_id, "line_start": el.line_start,
+             "line_end": el.line_end, "duplicate_of": el.duplicate_of,
+             "section_as_written": qa_section[el.element_id][1]}
+            for el in els if el.kind == "qa"
+        )),
+        "xrefs": _as_rows("xrefs", xref_rows),
+        "glossary": OnDemand(_getter("glossary"), [el for el in els if el.kind == "glossary"]),
+        "rule_history": OnDemand(itemgetter(*COLUMNS["rule_history"]), corpus.history),
+        "lineages": OnDemand(_getter("lineages"), corpus.lineages),
+        "noise": OnDemand(element_row, [el for el in els if el.kind == "noise"]),
+    }
+
+
+def _columns(name: str, *columns: str) -> Callable[[Row], Row]:
+    """The values of ``columns`` from a row of table ``name``."""
+    return itemgetter(*(COLUMNS[name].index(c) for c in columns))
+
+
+def rules_json(corpus: Built, rows: Lookup[str, Iterable[Row]]) -> dict[str, Any]:
+    """The canonical dataset as one tree (CONTRACT.md, ``rules.json``)."""
+    variants: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    examples: dict[str, list[str]] = defaultdict(list)
+    ref = {el.element_id: el for el in corpus.elements if el.source_id == corpus.reference}
+    for el in corpus.elements:
+        if el.kind == "rule" and el.canonical_number:
+            variants[el.canonical_number].append({
+                "source_id": el.source_id, "number_as_written": el.number_as_written,
+                "line_start": el.line_start, "line_end": el.line_end, "text": el.text,
+            })
+        if el.kind == "example" and el.source_id == corpus.reference and el.parent_id in ref:
+            examples[ref[el.parent_id].canonical_number].append(el.text)
+    refs: dict[str, list[str]] = defaultdict(list)
+    for element_id, target in map(_columns("xrefs", "element_id", "target_canonical"), rows["xrefs"]):
+        citing = ref.get(element_id)
+        if citing is not None and citing.kind == "rule" and target:
+            refs[citing.canonical_number].append(target)
+    qa_by_section: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for section, *qa in map(_columns("qa", "section", "qa_id", "question", "answer", "source_id"), rows["qa"]):
+        qa_by_section[section].append(dict(zip(("qa_id", "question", "answer", "source_id"), qa, strict=True)))
+    rules_by_section: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for number, section, text in map(_columns("rules", "number", "section", "text"), rows["rules"]):
+        rules_by_section[section].append({
+            "number": number, "text": text, "examples": examples.get(number, []),
+            "variants": variants.get(number, []), "xrefs": list(dict.fromkeys(refs.get(number, []))),
+        })
+    return {
+        "meta": {
+            "schema_version": SCHEMA_VERSION,
+            "reference": corpus.reference,
+            "generated_from": sorted(s.sha256 for s in corpus.sources if s.status != "quarantined"),
+        },
+        "sections": [
+            {"number": number, "title": title, "rules": rules_by_section.get(number, []),
+             "qa": qa_by_section.get(number, [])}
+            for number, title in map(_columns("sections", "number", "title"), rows["sections"])
+        ],
+    }
