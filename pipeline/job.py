@@ -18,6 +18,7 @@ import os
 import stat
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,11 +29,12 @@ from pipeline.cache import SourceCache, code_version
 from pipeline.changes import change_of
 from pipeline.errors import Shrinking
 from pipeline.ingest import checks
+from pipeline.ingest.read import discover
 from pipeline.publish import datapackage as package
 from pipeline.publish import emit
 from pipeline.publish import folder as publish
+from pipeline.publish.rows import COLUMNS
 from pipeline.query.dataset import source_status
-from pipeline.ingest.read import discover
 from pipeline.run import Corpus, Progress, Settings, build
 
 RUN_JSON = "run.json"
@@ -172,7 +174,7 @@ def run_job(
                 written = emit.write(corpus, staging)
                 hashes = {**written.sha256, **package.write(staging, written.sha256)}
             counts = written.rows
-            (staging / CHANGES).write_text(changes(out, staging, corpus), encoding="utf-8")
+            (staging / CHANGES).write_text(changes(out, written.rules, corpus), encoding="utf-8")
             why = shrinkage(previous, corpus, counts.get("rules.csv", 0))
             if why and not allow_shrink:
                 raise Shrinking(why)
@@ -283,8 +285,9 @@ def _read_csv(path: Path, *required: str) -> list[dict[str, str]]:
         return []
 
 
-def changes(old: Path, new: Path, corpus: Corpus) -> str:
-    """``changes.md``: sources and rules that differ from the published run.
+def changes(old: Path, rules: Sequence[Sequence[Any]], corpus: Corpus) -> str:
+    """``changes.md``: sources and rules that differ from the published run in
+    ``old``; ``rules`` are the rows of the rules table of this run (as written).
 
     A quarantined source is listed as quarantined (with its reason), never as
     added or changed; one that was quarantined before and is ingested now is added.
@@ -300,7 +303,7 @@ def changes(old: Path, new: Path, corpus: Corpus) -> str:
     suspect = [s.error for s in newly if s.status == "suspect"]
     still = sum(1 for s in corpus.sources if s.status != "ok") - len(newly)
     old_rules = _read_csv(old / "rules.csv", "number", "text")
-    new_rules = _read_csv(new / "rules.csv", "number", "text")
+    new_rules = [dict(zip(COLUMNS["rules"], row, strict=True)) for row in rules]
     # Rules are matched by lineage (by number against a dataset published before
     # lineages, or when the reference release is the very one published before:
     # its rules are the same, and only how they were followed back can differ).

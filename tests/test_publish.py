@@ -347,6 +347,11 @@ def _published_rules(out: Path, reference: str, rows: list[tuple[str, str, str]]
     (out / "run.json").write_text(json.dumps({"reference": reference}), encoding="utf-8")
 
 
+def _rules_rows(rows: list[tuple[str, str, str]]) -> list[tuple[object, ...]]:
+    """Rows of the rules table (as ``emit.write`` gives them to the job) from (number, lineage_id, text)."""
+    return [(number, number.split(".")[0], text, 1, "", lineage) for number, lineage, text in rows]
+
+
 def test_changes_tell_a_re_traced_lineage_from_an_added_and_a_removed_rule(tmp_path: Path) -> None:
     """A run of new code on the same releases may follow a rule back another
     way (a new lineage_id): the rule was neither added nor removed nor moved."""
@@ -355,13 +360,13 @@ def test_changes_tell_a_re_traced_lineage_from_an_added_and_a_removed_rule(tmp_p
     from pipeline.job import changes
 
     ref = "cr-2026-08-07"
-    old, new = tmp_path / "old", tmp_path / "new"
+    old = tmp_path / "old"
     _published_rules(old, ref, [("500.5", "cr-1999:300.4", "As a step ends ..."),
                                 ("500.5a", "cr-1999:300.3", "Effects that last until end of combat ..."),
                                 ("702.1", "cr-1999:502.1", "Flying.")])
-    _published_rules(new, ref, [("500.5", "cr-1999:300.3", "As a step ends ..."),
-                                ("500.5a", "cr-2026-01-16:500.5a", "Effects that last until end of combat ..."),
-                                ("702.1", "cr-1999:502.1", "Flying.")])
+    new = _rules_rows([("500.5", "cr-1999:300.3", "As a step ends ..."),
+                       ("500.5a", "cr-2026-01-16:500.5a", "Effects that last until end of combat ..."),
+                       ("702.1", "cr-1999:502.1", "Flying.")])
     corpus = SimpleNamespace(sources=[SimpleNamespace(source_id=ref, sha256="aa", status="ok", error="")],
                              reference=ref)
     text = changes(old, new, corpus)  # type: ignore[arg-type]
@@ -370,9 +375,9 @@ def test_changes_tell_a_re_traced_lineage_from_an_added_and_a_removed_rule(tmp_p
     # A new reference release: rules are matched by lineage (500.5's went to 500.5a), and a
     # number that is both added and removed is one rule followed back another way (702.1).
     corpus.sources[0].sha256 = "bb"
-    (new / "rules.csv").write_text("number,lineage_id,text\n500.5,cr-1999:300.4,As a step ends ...\n"
-                                   "500.5a,cr-1999:300.3,Effects that last until end of combat ...\n"
-                                   "702.1,cr-2009-07-11:702.1,Flying.\n", encoding="utf-8")
+    new = _rules_rows([("500.5", "cr-1999:300.4", "As a step ends ..."),
+                       ("500.5a", "cr-1999:300.3", "Effects that last until end of combat ..."),
+                       ("702.1", "cr-2009-07-11:702.1", "Flying.")])
     text = changes(old, new, corpus)  # type: ignore[arg-type]
     assert "## Sources changed (1)" in text and "re-traced (the same rule, a new lineage_id) (1)\n\n- 702.1" in text
     assert "Rules added" not in text and "Rules removed" not in text
