@@ -81,6 +81,7 @@ def unreadable_as_root(monkeypatch):  # type: ignore[no-untyped-def]
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
 
 
+@pytest.mark.slow  # a second ingest of raw/, with a million-line file: minutes
 def test_whole_collection_with_the_bundled_data(tmp_path: Path, bundled, table, unreadable_as_root) -> None:  # type: ignore[no-untyped-def]
     raw = tmp_path / "raw"
     shutil.copytree(RAW, raw)

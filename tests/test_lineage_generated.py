@@ -23,6 +23,8 @@ from pipeline.tools import benchgen
 from pipeline.tools.lineage_report import Verdict, generated_steps
 from tests.conftest import RAW
 
+pytestmark = pytest.mark.slow  # a job run per generated step: make check runs them, make test does not
+
 BASE = RAW / "cr-2026-08-07.txt"
 AFTER = date(2026, 8, 7)
 # Generated releases (0-based, seed 14) and the rule each step had got wrong before:

@@ -105,6 +105,7 @@ def test_the_runs_validator_agrees_with_draft_2020_12(rules_json_doc, number: st
         ours = False
     assert ours == reference
 
+@pytest.mark.slow  # frictionless reads the full dataset: about a minute
 def test_datapackage_validates_with_frictionless(bundled) -> None:  # type: ignore[no-untyped-def]
     """Every CSV with its keys, and the Parquet copies of the small tables (Frictionless
     reads Parquet row by row: all of them take minutes, so the tests check the big ones
@@ -122,6 +123,7 @@ def test_datapackage_validates_with_frictionless(bundled) -> None:  # type: igno
     assert report.stats["tasks"] == 3
 
 
+@pytest.mark.slow  # frictionless reads the full dataset: about a minute
 def test_frictionless_catches_a_broken_foreign_key(bundled, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _, out = bundled
     broken = tmp_path / "broken"
@@ -303,6 +305,7 @@ def test_reference_that_uses_a_number_twice(tmp_path: Path) -> None:
     assert "\n702.175a,702.175,\"Offspring represents two abilities." in rules
 
 
+@pytest.mark.slow  # a job run per release: test_reference_that_uses_a_number_twice is make test's one
 @pytest.mark.parametrize("version", sorted(p.name for p in RAW.glob("cr-*.txt")))
 def test_each_release_alone_publishes(version: str, tmp_path: Path) -> None:
     """Any release can be the reference, numbering glitches and all (1999 has 408.f)."""

@@ -1,8 +1,9 @@
 """The generated site in a real headless browser: Debian's Chromium driven by Playwright
 over file:// URLs, as someone would open the folder.
 
-``make test`` installs Chromium first when it is missing (as root); without it these
-tests skip locally and fail under CI, so CI never passes without running them.
+Marked slow: ``make check`` runs them, and installs Chromium first when it is missing (as
+root); without it these tests skip locally and fail under CI, so CI never passes without
+running them.
 Screenshots go to ``SITE_SCREENSHOTS`` or a temp folder; ``SITE_SCREENSHOTS=docs`` refreshes
 the README's.
 """
@@ -24,6 +25,9 @@ from pipeline.site.build import SiteResult
 from pipeline.site.changes import KINDS, compare, presence
 from pipeline.site.data import load
 
+# A browser and a site: for ``make check`` (``make test`` leaves them out).
+pytestmark = pytest.mark.slow
+
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run"]
@@ -32,7 +36,7 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
-        message = f"{CHROMIUM} not installed (make test installs it: apt-get install chromium)"
+        message = f"{CHROMIUM} not installed (make check installs it: apt-get install chromium)"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
