@@ -508,3 +508,15 @@ def iter_lines(elements: Iterable[Element]) -> Iterator[int]:
     """Every line number an element covers (for coverage checks)."""
     for el in elements:
         yield from range(el.line_start, el.line_end + 1)
+
+
+def with_line_flags(elements: list[Element], line_flags: tuple[tuple[int, str], ...]) -> list[Element]:
+    """Give each element the flags decoding left on the lines it spans."""
+    by_line: dict[int, list[str]] = {}
+    for n, flag in line_flags:
+        by_line.setdefault(n, []).append(flag)
+    out = []
+    for el in elements:
+        found = [f for n in range(el.line_start, el.line_end + 1) for f in by_line.get(n, ())]
+        out.append(evolve(el, flags=tuple(dict.fromkeys(el.flags + tuple(found)))) if found else el)
+    return out

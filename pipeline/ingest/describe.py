@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import date, datetime
 
-from pipeline.records import Element
+from pipeline.records import Element, evolve
 
 # A web page's heading ("Double Strike") and paragraph (ends as a sentence does).
 _TITLE = re.compile(r"[A-Z][\w’'()!,&/-]*(?: [\w’'()!,&/“”\"-]+)*")
@@ -34,7 +34,7 @@ _ERA_NAMES = ("pre-2009", "2009-2018", "2018-2021", "2021+")
 def effective_date(elements: Sequence[Element]) -> str:
     """The ISO date of the first "current/effective as of" statement, if any.
 
-    >>> from pipeline.records import Element
+    >>> from pipeline.records import Element, evolve
     >>> effective_date([Element("s", 3, 3, "front_matter", "These rules are effective as of July 11, 2009.")])
     '2009-07-11'
     >>> effective_date([Element("s", 3, 3, "front_matter", "COMPREHENSIVE RULES      04/23/99")])
@@ -98,3 +98,11 @@ def source_format(elements: Sequence[Element]) -> str:
     if titles and sentences:
         return "web"
     return "unknown"
+
+
+def as_recognised(elements: list[Element], fmt: str) -> list[Element]:
+    """The elements as the format found reads them: where no grammar recognised the
+    text (``unknown``), every unnumbered heading is plain prose."""
+    if fmt != "unknown":
+        return elements
+    return [evolve(el, kind="prose") if el.kind == "section" else el for el in elements]

@@ -23,11 +23,11 @@ from pipeline import workers
 from pipeline.cache import SourceCache
 from pipeline.errors import DecodeError, ParseError, Quarantine
 from pipeline.ingest import checks, describe
-from pipeline.ingest.assemble import assemble, layout
+from pipeline.ingest.assemble import assemble, layout, with_line_flags
 from pipeline.ingest.decode import decode, sniff_binary
 from pipeline.ingest.parse import parse
 from pipeline.publish import folder as publish
-from pipeline.records import Element, Source, evolve
+from pipeline.records import Element, Source
 
 # progress(stage, done, total): called as work advances, for a progress bar.
 Progress = Callable[[str, int, int], None]
@@ -170,18 +170,6 @@ def _pack(src: Source, elements: list[Element]) -> tuple[Source, list[tuple[Any,
     return src, [tuple(el) for el in elements]
 
 
-def _flag_lines(elements: list[Element], line_flags: tuple[tuple[int, str], ...]) -> list[Element]:
-    """Give each element the flags decoding left on the lines it spans."""
-    by_line: dict[int, list[str]] = {}
-    for n, flag in line_flags:
-        by_line.setdefault(n, []).append(flag)
-    out = []
-    for el in elements:
-        found = [f for n in range(el.line_start, el.line_end + 1) for f in by_line.get(n, ())]
-        out.append(evolve(el, flags=tuple(dict.fromkeys(el.flags + tuple(found)))) if found else el)
-    return out
-
-
 def _ingest(
     base: Source, data: bytes, settings: Settings, seconds: dict[str, float] | None = None
 ) -> tuple[Source, list[Element]]:
@@ -206,12 +194,10 @@ def _ingest(
     elements = assemble(base.source_id, lines, shape)
     seconds["parse"] = time.thread_time() - t1
     if decoded.line_flags:
-        elements = _flag_lines(elements, decoded.line_flags)
+        elements = with_line_flags(elements, decoded.line_flags)
     date = describe.effective_date(elements)
     fmt = describe.source_format(elements)
-    if fmt == "unknown":
-        # No grammar recognised the text: every unnumbered line is plain prose.
-        elements = [evolve(el, kind="prose") if el.kind == "section" else el for el in elements]
+    elements = describe.as_recognised(elements, fmt)
     src = replace(
         base,
         encoding=decoded.encoding,
