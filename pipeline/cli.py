@@ -1,14 +1,11 @@
-"""The command line: a thin click shell over the library.
+"""The command line: one click group, a thin shell over the library, tools included.
 
-Exit codes: 0 every source ingested, 3 finished with quarantined or suspect
-sources (a self-check failed), 1 failed (nothing published), 2 usage error (also: --out and --raw overlap),
-65 refused: the run would publish far less than the published dataset (no
-sources, or a large share of the sources or rules gone; --allow-shrink
-publishes anyway), 73 refused: --out is not empty and not the pipeline's own
-folder, 75 another run holds the output, 130 interrupted (Ctrl-C), 143
-terminated (SIGTERM). Nothing is published when the code is not 0 or 3.
-No command prints a traceback: a damaged or missing output is one line
-(set PIPELINE_DEBUG=1 to see the traceback of an unexpected error).
+Every command parses its options and calls the library; a library error
+(``pipeline.errors``) becomes one ``Error:`` line and the exit code its class
+names, told the way ``_TOLD`` says (the one table). The exit codes and what they
+mean are ``pipeline.errors.ExitCode`` and ``MEANINGS``; the help is written from
+them. The tools and the job are imported inside their commands: the queries
+start without loading them.
 """
 
 from __future__ import annotations
@@ -26,27 +23,24 @@ from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
 from pipeline import __version__, numbers
-from pipeline.corpus.clean import word_counts
 from pipeline.errors import (
-    Busy,
+    MEANINGS,
     DatasetError,
     DecodeError,
-    ForeignOutput,
+    ExitCode,
     InvalidOutput,
     Overlap,
+    PipelineError,
     SearchError,
     Shrinking,
-    SiteError,
     TraceError,
 )
 from pipeline.ingest.decode import decode, sniff_binary
-from pipeline.job import run_job
-from pipeline.publish.folder import check_folders
 from pipeline.publish.sqlite import number_query
 from pipeline.publish.sqlite import search as search_db
 from pipeline.query.dataset import verify
@@ -62,18 +56,30 @@ from pipeline.query.trace import (
     trace,
     trace_json,
 )
-from pipeline.run import Settings, build
-from pipeline.site.build import build_site
+from pipeline.run import Settings  # ingest's defaults; loads the job's modules (Settings belongs in the core)
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED, EXIT_BUSY = 0, 1, 2, 3, 75
-EXIT_SHRINK, EXIT_NOT_OURS, EXIT_INTERRUPTED, EXIT_TERMINATED = 65, 73, 130, 143
+EXIT_CODES = ("Exit codes: " + "; ".join(f"{int(code)} {meaning}" for code, meaning in MEANINGS.items())
+              + f". Only {int(ExitCode.OK)} and {int(ExitCode.QUARANTINED)} publish.")
 
-EXIT_CODES = """Exit codes: 0 all sources ingested; 3 finished, some sources quarantined or
-suspect (a self-check failed; see sources.csv); 1 failed, nothing published;
-2 usage error; 75 another run is writing the same output folder (try again
-later); 65 refused, the dataset would shrink far below the published one
-(--allow-shrink); 73 refused, --out holds files the pipeline did not write;
-130 interrupted. Only 0 and 3 publish."""
+# How each library error is told (its exit code is its class's, pipeline.errors); the
+# first entry the error is an instance of wins. {out}: the folder a command publishes to;
+# {where}: the file an OSError names, else {out}.
+_TOLD: dict[type[Exception], str] = {
+    Overlap: "{exc}: nothing read, nothing published",
+    Shrinking: "nothing published, {out} is unchanged: {exc}; --allow-shrink if that is meant",
+    InvalidOutput: "nothing published, {out} is unchanged: {where}: {exc}",
+    OSError: "nothing published, {out} is unchanged: {where}: {exc}",
+    PipelineError: "{exc}",
+}
+
+
+def fail(exc: Exception, out: Path | None = None) -> NoReturn:
+    """Print ``exc`` as one ``Error:`` line, as ``_TOLD`` says, and exit with its code."""
+    told = next(how for kind, how in _TOLD.items() if isinstance(exc, kind))
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    where = getattr(exc, "filename", None) or out
+    click.echo("Error: " + told.format(exc=reason, out=out, where=where), err=True)
+    raise SystemExit(exc.exit_code if isinstance(exc, PipelineError) else ExitCode.FAILED)
 
 
 class _Terminated(KeyboardInterrupt):
@@ -86,7 +92,8 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
 
 class Guarded:
     """For a click command or group: Ctrl-C exits 130 and SIGTERM 143 after
-    cleaning up, and an unexpected error is one line, not a traceback."""
+    cleaning up, a library error is told by ``fail``, and an unexpected error
+    is one line, not a traceback."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -99,9 +106,11 @@ class Guarded:
             terminated = isinstance(exc, _Terminated)
             click.echo(f"Error: {'terminated' if terminated else 'interrupted'}: nothing more was written; "
                        "a published folder is never left half-written", err=True)
-            raise SystemExit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED) from None
+            raise SystemExit(ExitCode.TERMINATED if terminated else ExitCode.INTERRUPTED) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except PipelineError as exc:
+            fail(exc)
         except Exception as exc:
             if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
                 # The reader stopped early (`| head`): what it read was right; end
@@ -111,21 +120,23 @@ class Guarded:
             if os.environ.get("PIPELINE_DEBUG"):
                 raise
             click.echo(f"Error: unexpected {type(exc).__name__}: {exc}", err=True)
-            raise SystemExit(EXIT_FAILED) from None
+            raise SystemExit(ExitCode.FAILED) from None
         finally:
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
-
-
-class GuardedCommand(Guarded, click.Command):
-    """A command run on its own (``python -m pipeline.tools.stability``), guarded as the group is."""
 
 
 class _Main(Guarded, click.Group):
     """The command group."""
 
 
-@click.group(cls=_Main, help=__doc__)
+_HELP = f"""Rules dumps in, one canonical dataset out: ingest, query and publish it, and the tools.
+
+{EXIT_CODES} No command prints a traceback: a damaged or missing output is one line
+(set PIPELINE_DEBUG=1 to see the traceback of an unexpected error)."""
+
+
+@click.group(cls=_Main, help=_HELP, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="rules-pipeline", message="%(prog)s %(version)s")
 def main() -> None:
     pass
@@ -209,7 +220,7 @@ class _Bar:
             self.bar = None
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=EXIT_CODES, short_help="Ingest RAW and publish the dataset to OUT.")
 @click.option("--raw", type=click.Path(path_type=Path, file_okay=False), default=Path("raw"),
               show_default=True, help="Folder of raw dumps (read recursively).")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
@@ -233,35 +244,21 @@ def ingest(
     max_line_chars: int, allow_shrink: bool, quiet: bool, verbose: bool,
 ) -> None:
     """Ingest every file under RAW and publish the dataset to OUT."""
+    from pipeline.job import run_job
+    from pipeline.publish.folder import check_folders
+
     if not raw.is_dir():
         raise click.UsageError(f"--raw {raw}: {'not a folder' if raw.exists() else 'no such folder'}")
     settings = replace(Settings(), max_file_bytes=max_file_bytes, max_line_chars=max_line_chars)
     if jobs:
         settings = replace(settings, jobs=jobs)
     cache = cache_dir if cache_dir is not None else out.parent / ".cache" / out.name
-    try:
-        check_folders(raw, out, cache)
-    except Overlap as exc:
-        click.echo(f"Error: {exc}: nothing read, nothing published", err=True)
-        raise SystemExit(EXIT_USAGE) from None
     bar = _Bar(not quiet and sys.stderr.isatty())
     try:
+        check_folders(raw, out, cache)
         result = run_job(raw, out, settings, full=full, cache_dir=cache, progress=bar, allow_shrink=allow_shrink)
-    except Busy as exc:
-        click.echo(f"Error: {exc}", err=True)
-        raise SystemExit(EXIT_BUSY) from None
-    except ForeignOutput as exc:
-        click.echo(f"Error: {exc}", err=True)
-        raise SystemExit(EXIT_NOT_OURS) from None
-    except Shrinking as exc:
-        click.echo(f"Error: nothing published, {out} is unchanged: {exc}; --allow-shrink if that is meant",
-                   err=True)
-        raise SystemExit(EXIT_SHRINK) from None
-    except (OSError, InvalidOutput) as exc:
-        where = getattr(exc, "filename", None) or out
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        click.echo(f"Error: nothing published, {out} is unchanged: {where}: {reason}", err=True)
-        raise SystemExit(EXIT_FAILED) from None
+    except (PipelineError, OSError) as exc:
+        fail(exc, out)
     for problem in result.problems:
         click.echo(problem, err=True)
     report = result.report
@@ -278,16 +275,19 @@ def ingest(
             click.echo(f"  {key}: {value}")
         for item in report["outputs"]:
             click.echo(f"  {item['file']}: {item['rows'] if item['rows'] is not None else '-'} rows")
-    raise SystemExit(EXIT_QUARANTINED if result.problems else EXIT_OK)
+    raise SystemExit(ExitCode.QUARANTINED if result.problems else ExitCode.OK)
 
 
-@main.command()
+@main.command(short_help="Print the word counts of the official CR documents.")
 @click.argument("raw", type=click.Path(path_type=Path, exists=True, file_okay=False), default=Path("raw"))
 def vocabulary(raw: Path) -> None:
     """Print the word counts of the official CR documents under RAW.
 
     The output is the base vocabulary shipped as pipeline/data/vocabulary.txt.
     """
+    from pipeline.corpus.clean import word_counts
+    from pipeline.run import build
+
     corpus = build(raw)
     official = {s.source_id for s in corpus.sources if s.format == "cr_document"}
     if not official:  # printed, an empty list would replace the shipped one (make vocabulary)
@@ -338,7 +338,7 @@ def _checked_number(number: str | None, text_hint: str = "") -> None:
                                f"\"CR 702.19a\" or 702){text_hint}")
 
 
-@main.command("trace")
+@main.command("trace", short_help="The life of one rule, version by version.")
 @click.argument("number")
 @_OUT
 @_SOURCE
@@ -359,7 +359,7 @@ def trace_command(number: str, out: Path, source: str, as_of: str, as_json: bool
         click.echo(line)
 
 
-@main.command("resolve")
+@main.command("resolve", short_help="What an old rule citation is now.")
 @click.argument("number", required=False)
 @click.option("--file", "text_file", type=click.File("rb"),
               help="Resolve every rule citation in this text (- for standard input; any encoding a release "
@@ -396,7 +396,7 @@ def resolve_command(number: str | None, text_file: Any, out: Path, source: str, 
         for found in results:
             click.echo(f"line {found['line']}: " + describe_resolved(found))
     if any(r["status"] != "same" for r in results):
-        sys.exit(EXIT_QUARANTINED)
+        sys.exit(ExitCode.QUARANTINED)
 
 
 def _text_of(file: Any) -> str:
@@ -411,7 +411,7 @@ def _text_of(file: Any) -> str:
         raise click.ClickException(f"{file.name}: cannot be read as text ({exc})") from None
 
 
-@main.command("diff")
+@main.command("diff", short_help="What changed between two releases, rule by rule.")
 @click.argument("old", callback=_source_or_date)
 @click.argument("new", callback=_source_or_date)
 @click.option("--section", default="", help="Only this section (e.g. 702.42).")
@@ -430,7 +430,7 @@ def diff_command(old: str, new: str, section: str, out: Path, as_json: bool) -> 
         click.echo(line)
 
 
-@main.command("search")
+@main.command("search", short_help="Full-text search of rules, glossary and Q&A.")
 @click.argument("query")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
               show_default=True, help="Folder of a published run.")
@@ -473,7 +473,7 @@ def search_command(query: str, out: Path, limit: int, release: str | None, as_js
         click.echo(f"{label[hit.kind]:<14} {' '.join(hit.snippet.split())}{where}")  # one hit, one line
 
 
-@main.command("site")
+@main.command("site", short_help="Write a static, offline site of the dataset.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
               show_default=True, help="Folder of a published run (read only).")
 @click.option("--dest", type=click.Path(path_type=Path, file_okay=False), default=Path("site"),
@@ -485,9 +485,11 @@ def site_command(out: Path, dest: Path, raw: Path) -> None:
     """Write a static, offline, hyperlinked site of the published dataset in OUT to DEST:
     a page per release and per copy, a page per rule lineage, change pages, search,
     a comparison of any two releases and the run report (run.html)."""
+    from pipeline.site.build import build_site
+
     try:
         result = build_site(out, dest, raw)
-    except (SiteError, OSError) as exc:
+    except OSError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(
         f"wrote {dest}: {result.pages} pages ({result.releases} releases, {result.dumps} other copies, "
@@ -496,3 +498,85 @@ def site_command(out: Path, dest: Path, raw: Path) -> None:
     )
     if result.unresolved_xrefs:
         click.echo(f"{result.unresolved_xrefs} cross-references name a rule that exists nowhere; shown unlinked")
+
+
+# -- the tools: each imported when its command runs ----------------------------------------------
+
+@main.command("bench", short_help="Time the job on real and generated releases.")
+@click.option("--corpus", type=click.Path(path_type=Path), default=None,
+              help="Folder of real releases [default: the checkout's raw/].")
+@click.option("--scale", type=int, default=1, show_default=True,
+              help="Largest scale, in units of 1x: 1 runs real and 1x, 10 also 10x.")
+@click.option("--unit-mb", type=float, default=None, help="The size of 1x [default: 90 MB].")
+@click.option("--max-rss-mb", type=float, default=None,
+              help="Kill a run whose processes hold more [default: 3/4 of the memory available now].")
+@click.option("--timeout", type=float, default=None, help="Kill a run that takes longer (seconds).")
+@click.option("--generate-only", is_flag=True,
+              help="Write the generated releases of the largest scale into bench/work/generated and stop.")
+def bench_command(corpus: Path | None, scale: int, unit_mb: float | None, max_rss_mb: float | None,
+                  timeout: float | None, generate_only: bool) -> None:
+    """The benchmark of distinct releases: the whole job cold, cached and incremental on
+    the real releases in CORPUS, then with generated releases to SCALE x 90 MB, beside a
+    bare line scan and a bare Lark parse; results in bench/results/latest.json (see
+    bench/README.md). A CORPUS that is not a folder of releases exits 2."""
+    from pipeline.tools import bench
+
+    click.echo(bench.benchmark(corpus if corpus is not None else bench.ROOT / "raw", scale,
+                               unit_mb if unit_mb is not None else bench.UNIT / 1e6, max_rss_mb, timeout,
+                               generate_only))
+
+
+@main.command("bench-job", hidden=True)
+@click.argument("raw", type=click.Path(path_type=Path))
+@click.argument("out", type=click.Path(path_type=Path))
+@click.argument("cache", type=click.Path(path_type=Path))
+@click.option("--full", is_flag=True)
+def bench_job(raw: Path, out: Path, cache: Path, full: bool) -> None:
+    """One run of the job in a fresh process, described as JSON (``bench`` runs this)."""
+    from pipeline.tools import bench
+
+    click.echo(json.dumps(bench.one_run(raw, out, cache, full)))
+
+
+@main.command("bench-refs", hidden=True)
+@click.argument("raw", type=click.Path(path_type=Path))
+def bench_refs(raw: Path) -> None:
+    """The references' seconds on RAW as JSON (``bench`` runs this)."""
+    from pipeline.tools import bench
+
+    click.echo(json.dumps(bench.references(raw)))
+
+
+@main.command("lineage-report", short_help="Score the lineages against the hand-traced keys.")
+@click.argument("out", type=click.Path(path_type=Path), default=Path("out"))
+def lineage_report_command(out: Path) -> None:
+    """Score the published lineages in OUT (default out) against the hand-traced answer
+    keys (tests/data/*_key.csv), then count what starts and ends in each release."""
+    from pipeline.tools import lineage_report
+
+    click.echo(lineage_report.scored(out))
+
+
+@main.command("lineage-stability", short_help="Follow the rules again, every other release left out.")
+@click.argument("raw", type=click.Path(path_type=Path), default=Path("raw"))
+@click.argument("out", type=click.Path(path_type=Path), default=Path("out"))
+def stability_command(raw: Path, out: Path) -> None:
+    """Follow the rules of the dataset in OUT (default out) again with every other
+    release of RAW (default raw, the folder OUT was made from) left out, and list
+    the rules whose current number then differs."""
+    from pipeline.tools import stability
+
+    click.echo(stability.report(raw, out))
+
+
+@main.command("tidy", short_help="Remove what the pipeline generated, nothing else.")
+@click.argument("outs", nargs=-1, metavar="[OUT]...")
+def tidy_command(outs: tuple[str, ...]) -> None:
+    """Remove what the pipeline generated in the current folder: the output folders OUT
+    (default out) as far as their marker lists the pipeline's files, their lock and
+    staging leftovers, the parse cache's entries, the benchmark's work and results, the
+    site's files and the bytecode caches. Whatever else is there stays, and is named."""
+    from pipeline.tools.tidy import tidy
+
+    for line in tidy(Path.cwd(), list(outs) or ["out"]):
+        click.echo(line)

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from pipeline.cli import main
 from pipeline.tools import bench
 
 _PROC = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux /proc")
@@ -104,9 +106,7 @@ def test_render_shows_the_cpu_seconds_of_the_incremental_run() -> None:
     assert row.split() == ["real", "0.05", "10.50", "16.2", "1", "520", "gen-2026-09-30.txt"]
 
 
-def test_a_corpus_that_is_not_a_folder_of_releases_is_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_corpus_that_is_not_a_folder_of_releases_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Refused before anything is generated, run or written (a regression fails
     here at once instead of timing 90 MB and replacing bench/results)."""
     def never(*args: object, **kwargs: object) -> None:
@@ -124,6 +124,7 @@ def test_a_corpus_that_is_not_a_folder_of_releases_is_refused(
     cases = ((missing, "not a folder"), (file, "not a folder"), (empty, "no files to time"),
              (inside, "which the benchmark rewrites"), (bench.ROOT, "the checkout itself"))
     for corpus, why in cases:
-        assert bench.main(["--corpus", str(corpus)]) == 2
-        err = capsys.readouterr().err
-        assert f"{corpus}: " in err and why in err
+        result = CliRunner().invoke(main, ["bench", "--corpus", str(corpus)])
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith(f"Error: {corpus}: ") and why in result.output
+        assert len(result.output.splitlines()) == 1  # one line, no traceback

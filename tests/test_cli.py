@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from pipeline import errors
 from pipeline.cli import main
 from pipeline.publish.tables import TABLES
 from tests.conftest import RAW
@@ -79,3 +81,80 @@ def test_quarantined_source_exits_3(small_raw: Path, tmp_path: Path) -> None:
     assert result.exit_code == 3
     assert "quarantined: huge.txt: file is 5000 bytes, over the limit of 4000" in result.output
     assert "Traceback" not in result.output
+
+
+TOOLS = [["bench"], ["lineage-report"], ["lineage-stability"], ["tidy"], ["vocabulary"]]
+
+
+@pytest.mark.parametrize("command", [[], *TOOLS, ["ingest"], ["resolve"], ["diff"], ["site"]])
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_every_command_takes_h_and_help(command: list[str], flag: str) -> None:
+    result = CliRunner().invoke(main, [*command, flag])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"Usage: main {' '.join(command)}".rstrip())
+
+
+def test_the_command_list_names_every_command_with_a_whole_summary() -> None:
+    text = CliRunner().invoke(main, ["-h"]).output
+    listed = dict(line.split(None, 1) for line in text.split("Commands:\n")[1].splitlines())
+    assert set(listed) == {"bench", "diff", "ingest", "lineage-report", "lineage-stability", "resolve", "search",
+                           "site", "tidy", "trace", "vocabulary"}  # bench-job and bench-refs are hidden
+    for name, summary in listed.items():
+        assert summary.endswith(".") and not summary.endswith("..."), (name, summary)
+        assert summary.count("(") == summary.count(")"), (name, summary)
+
+
+def _exit_codes(help_text: str) -> dict[int, str]:
+    """The codes an ``Exit codes: ...`` paragraph documents, with the words after each."""
+    text = " ".join(help_text.split()).split("Exit codes: ")[1].split(". Only ")[0]
+    return {int(code): words for code, words in re.findall(r"(?:^|; )(\d+) (.*?)(?=; \d+ |$)", text)}
+
+
+@pytest.mark.parametrize("command", [[], ["ingest"]])
+def test_the_exit_codes_in_the_help_are_those_errors_defines(command: list[str]) -> None:
+    documented = _exit_codes(CliRunner().invoke(main, [*command, "--help"]).output)
+    assert set(documented) == {int(code) for code in errors.ExitCode}
+    assert documented[errors.Busy.exit_code].startswith("another run is writing")
+    assert documented[errors.Shrinking.exit_code].startswith("refused, the dataset would shrink")
+    assert documented[errors.ForeignOutput.exit_code].startswith("refused, --out holds files")
+
+
+ERRORS = [cls for cls in vars(errors).values()
+          if isinstance(cls, type) and issubclass(cls, errors.PipelineError) and cls is not errors.ParseError]
+
+
+@pytest.mark.parametrize("error", ERRORS, ids=lambda cls: cls.__name__)
+def test_a_library_error_exits_with_the_code_its_class_names(error: type[errors.PipelineError],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipeline.tools import tidy
+
+    def refuse(*args: object) -> list[str]:
+        raise error("out/x.csv: what went wrong")
+
+    monkeypatch.setattr(tidy, "tidy", refuse)
+    result = CliRunner().invoke(main, ["tidy"])
+    assert result.exit_code == error.exit_code
+    assert result.output.startswith("Error: ") and "out/x.csv: what went wrong" in result.output
+    assert len(result.output.splitlines()) == 1
+
+
+def test_tidy_keeps_a_folder_the_pipeline_did_not_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "report.docx").write_bytes(b"mine")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["tidy", "out"])
+    assert result.exit_code == 0, result.output
+    assert result.output == f"kept {tmp_path / 'out'}: the pipeline did not write it (no .rules-pipeline)\n"
+    assert (tmp_path / "out" / "report.docx").read_bytes() == b"mine"
+
+
+def test_lineage_report_of_a_folder_with_no_dataset(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["lineage-report", str(tmp_path / "nowhere")])
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {tmp_path / 'nowhere'} holds no published dataset")
+
+
+def test_bench_refuses_a_corpus_that_is_not_a_folder(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["bench", "--corpus", str(tmp_path / "a.txt")])
+    assert result.exit_code == errors.ExitCode.USAGE == 2
+    assert result.output == f"Error: {tmp_path / 'a.txt'}: not a folder (--corpus takes a folder of releases)\n"

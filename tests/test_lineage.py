@@ -205,7 +205,7 @@ def test_report_refuses_a_dataset_without_the_keys_releases(tmp_path: Path) -> N
     run_job(raw, tmp_path / "out", Settings(jobs=1), full=True)
     with pytest.raises(TraceError, match=r"out lacks 3\d of the releases the key's rules are from \(cr-1999-04-23"):
         report(tmp_path / "out")
-    done = subprocess.run([sys.executable, "-m", "pipeline.tools.lineage_report", str(tmp_path / "nowhere")],
+    done = subprocess.run([sys.executable, "-m", "pipeline", "lineage-report", str(tmp_path / "nowhere")],
                           capture_output=True, text=True)
     assert done.returncode == 1 and done.stderr.startswith(f"Error: {tmp_path / 'nowhere'} holds no published dataset")
 

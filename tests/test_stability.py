@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from pipeline.cli import main
 from pipeline.job import run_job
 from pipeline.run import Settings
 from pipeline.tools import stability
 from tests.conftest import RAW
-
-pytestmark = pytest.mark.slow  # runs of the job with releases left out: make check, not make test
 
 # Three neighbouring releases, saved under one name in three folders (so that a source's
 # id depends on which of them a run reads): the even half is the whole chain, the odd
@@ -68,16 +67,16 @@ def test_a_thinned_chain_is_compared_rule_by_rule_and_nothing_of_the_users_chang
 def test_thinning_refuses_a_dataset_its_raw_folder_did_not_make(three, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     raw, out = three
     runner = CliRunner()
-    result = runner.invoke(stability.main, [str(tmp_path), str(out)])
+    result = runner.invoke(main, ["lineage-stability", str(tmp_path), str(out)])
     assert result.exit_code == 1
     assert f"{tmp_path} lacks the raw files of 3 of {out}'s releases" in result.output
-    result = runner.invoke(stability.main, [str(out), str(raw)])  # the two folders swapped
+    result = runner.invoke(main, ["lineage-stability", str(out), str(raw)])  # the two folders swapped
     assert result.exit_code == 1 and "holds no published dataset" in result.output
     edited = tmp_path / "raw"
     shutil.copytree(raw, edited)
     with (edited / "a/cr.txt").open("ab") as fh:
         fh.write(b"\n")
-    result = runner.invoke(stability.main, [str(edited), str(out)])
+    result = runner.invoke(main, ["lineage-stability", str(edited), str(out)])
     assert result.exit_code == 1 and f"{out} was not made from {edited} as it is now" in result.output
 
 
@@ -86,7 +85,7 @@ def test_thinning_needs_three_releases(tmp_path: Path) -> None:
     small.mkdir()
     shutil.copy(RAW / "cr-2021-02-15.txt", small / "cr-2021-02-15.txt")
     run_job(small, tmp_path / "out", Settings(jobs=1), full=True)
-    result = CliRunner().invoke(stability.main, [str(small), str(tmp_path / "out")])
+    result = CliRunner().invoke(main, ["lineage-stability", str(small), str(tmp_path / "out")])
     assert result.exit_code == 1 and "has 1 official release: thinning needs three or more" in result.output
 
 
@@ -101,7 +100,7 @@ def test_ctrl_c_exits_130_and_leaves_no_thinned_run_behind(three, monkeypatch: p
         raise KeyboardInterrupt
 
     monkeypatch.setattr(stability, "run_job", interrupted)
-    result = CliRunner().invoke(stability.main, [str(raw), str(out)])
+    result = CliRunner().invoke(main, ["lineage-stability", str(raw), str(out)])
     assert result.exit_code == 130, result.output
     assert "interrupted: nothing more was written" in result.output
     assert folders and not folders[0].exists()

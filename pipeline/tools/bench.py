@@ -24,7 +24,6 @@ Results go to ``bench/results/latest.json`` (the previous one is kept as
 
 from __future__ import annotations
 
-import argparse
 import codecs
 import json
 import os
@@ -41,6 +40,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from pipeline.errors import CorpusError
 from pipeline.tools import benchgen
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -191,7 +191,8 @@ def available_mb() -> float:
 
 
 def run_child(args: list[str], cap_mb: float, timeout: float | None) -> dict[str, Any]:
-    """Run ``python -m pipeline.tools.bench ARGS`` in a process group of its own, sampling its
+    """Run ``python -m pipeline ARGS`` (``bench-job`` or ``bench-refs``, the hidden commands
+    that print ``one_run`` or ``references`` as JSON) in a process group of its own, sampling its
     memory (summed over its workers) and the CPU seconds of all its processes;
     killed when over ``cap_mb`` or ``timeout``. A failure comes back as
     ``{"failed": why}`` with what was measured until then.
@@ -203,7 +204,7 @@ def run_child(args: list[str], cap_mb: float, timeout: float | None) -> dict[str
     ``process_seconds`` is the wall time of the whole child, its start included,
     the span those CPU seconds were spent in."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "pipeline.tools.bench", *args], cwd=ROOT, start_new_session=True,
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline", *args], cwd=ROOT, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = [0.0, 0.0]
     cpu: dict[int, float] = {}
@@ -262,20 +263,20 @@ def run_scale(label: str, corpus: Path, files: list[Path], generated: list[Path]
     row: dict[str, Any] = {"scale": label, "files": len(files) + len(generated), "generated": len(generated),
                            "mb": round(size / 1e6, 2)}
     print(f"{label}: {row['files']} files, {row['mb']:.1f} MB: cold run", file=sys.stderr, flush=True)
-    row["cold"] = run_child(["--one", str(raw), str(out), str(cache), "--full"], cap_mb, timeout)
+    row["cold"] = run_child(["bench-job", str(raw), str(out), str(cache), "--full"], cap_mb, timeout)
     if "failed" not in row["cold"]:
         if made and len(generated) <= MAX_CHECKED:
             row["lineages"] = check_generated(out, made)
         print(f"{label}: {row['cold']['seconds']:.1f} s; cached re-run", file=sys.stderr, flush=True)
-        row["cached"] = run_child(["--one", str(raw), str(out), str(cache)], cap_mb, timeout)
+        row["cached"] = run_child(["bench-job", str(raw), str(out), str(cache)], cap_mb, timeout)
         if incremental is not None:
             print(f"{label}: incremental run (+ {incremental.name})", file=sys.stderr, flush=True)
             link_tree([incremental], incremental.parent, raw / "generated")
-            row["incremental"] = run_child(["--one", str(raw), str(out), str(cache)], cap_mb, timeout)
+            row["incremental"] = run_child(["bench-job", str(raw), str(out), str(cache)], cap_mb, timeout)
             row["incremental"]["added"] = incremental.name
             (raw / "generated" / incremental.name).unlink()
     print(f"{label}: references", file=sys.stderr, flush=True)
-    row["refs"] = run_child(["--refs", str(raw)], cap_mb, timeout)
+    row["refs"] = run_child(["bench-refs", str(raw)], cap_mb, timeout)
     shutil.rmtree(out, ignore_errors=True)  # the outputs of 900 MB are large; the inputs are links
     shutil.rmtree(cache, ignore_errors=True)
     return row
@@ -296,56 +297,46 @@ def check_generated(out: Path, made: Sequence[benchgen.Release]) -> dict[str, An
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pipeline.tools.bench", description="The benchmark of distinct releases.")
-    parser.add_argument("--corpus", type=Path, default=ROOT / "raw", help="folder of real releases (default: raw/)")
-    parser.add_argument("--scale", type=int, default=1,
-                        help="largest scale, in units of 90 MB: 1 runs real and 1x, 10 also 10x (default: 1)")
-    parser.add_argument("--unit-mb", type=float, default=UNIT / 1e6, help="the size of 1x (default: 90 MB)")
-    parser.add_argument("--max-rss-mb", type=float, default=0.75 * available_mb(),
-                        help="kill a run whose processes hold more (default: 3/4 of the memory available now)")
-    parser.add_argument("--timeout", type=float, default=None, help="kill a run that takes longer (seconds)")
-    parser.add_argument("--generate-only", action="store_true",
-                        help="write the generated releases of the largest scale into bench/work/generated and stop")
-    args = parser.parse_args(argv)
-    corpus = args.corpus.resolve()
+def benchmark(corpus: Path = ROOT / "raw", scale: int = 1, unit_mb: float = UNIT / 1e6,
+              max_rss_mb: float | None = None, timeout: float | None = None, generate_only: bool = False) -> str:
+    """``make bench`` (``python -m pipeline bench``): generate the releases, run every scale up
+    to ``scale`` (in units of ``unit_mb``), write ``bench/results/latest.json`` and return the
+    tables; with ``generate_only``, only write the generated releases. A run is killed over
+    ``max_rss_mb`` (default: 3/4 of the memory available now) or ``timeout`` seconds.
+    A ``corpus`` that is not a folder of releases is a ``CorpusError``."""
+    given, corpus = corpus, corpus.resolve()
+    max_rss_mb = 0.75 * available_mb() if max_rss_mb is None else max_rss_mb
     # A mistyped folder would otherwise be timed as an empty corpus, and 90 MB
     # of generated releases as its 1x: figures of nothing the user meant. An
     # empty --corpus (CORPUS= in make) is the whole checkout, and a folder in
     # bench/work is one the benchmark empties as it runs.
     if corpus == ROOT:
-        print(f"{args.corpus}: the checkout itself, not a folder of releases (an empty CORPUS?)", file=sys.stderr)
-        return 2
+        raise CorpusError(f"{given}: the checkout itself, not a folder of releases (an empty CORPUS?)")
     if corpus.is_relative_to(WORK.resolve()):
-        print(f"{args.corpus}: inside {WORK}, which the benchmark rewrites as it runs: "
-              "copy the releases elsewhere", file=sys.stderr)
-        return 2
+        raise CorpusError(f"{given}: inside {WORK}, which the benchmark rewrites as it runs: "
+                          "copy the releases elsewhere")
     if not corpus.is_dir():
-        print(f"{args.corpus}: not a folder (--corpus takes a folder of releases)", file=sys.stderr)
-        return 2
+        raise CorpusError(f"{given}: not a folder (--corpus takes a folder of releases)")
     files = corpus_files(corpus)
     if not files:
-        print(f"{args.corpus}: no files to time (links to files are not read)", file=sys.stderr)
-        return 2
+        raise CorpusError(f"{given}: no files to time (links to files are not read)")
     bundled = ROOT / "raw"
     base, base_date = newest(corpus_files(bundled))
     if base is None:
-        print(f"no release in {bundled} states an effective date to derive releases from", file=sys.stderr)
-        return 2
+        raise CorpusError(f"no release in {bundled} states an effective date to derive releases from")
     after = max(newest(files)[1], base_date) if corpus != bundled.resolve() else base_date
     corpus_bytes = sum(p.stat().st_size for p in files)
-    scales = [("real", 0)] + [(f"{n}x", int(n * args.unit_mb * 1e6)) for n in sorted({1, args.scale}) if n >= 1]
+    scales = [("real", 0)] + [(f"{n}x", int(n * unit_mb * 1e6)) for n in sorted({1, scale}) if n >= 1]
     print(f"generating releases from {base.name}, dated after {after}", file=sys.stderr, flush=True)
     gen_dir = WORK / "generated"
     rows = benchgen.generate(base, gen_dir, date.fromisoformat(after), target_bytes=scales[-1][1] - corpus_bytes,
                              extra=1, seed=SEED)
     paths = [gen_dir / r.name for r in rows]
-    if args.generate_only:
+    if generate_only:
         made = sum(r.bytes for r in rows[:-1])
-        print(f"{len(rows) - 1} generated releases ({made / 1e6:.1f} MB, dated {rows[0].date} to {rows[-2].date}) "
-              f"and one more for the incremental run, in {gen_dir}; "
-              f"with the corpus: {(made + corpus_bytes) / 1e6:.1f} MB")
-        return 0
+        return (f"{len(rows) - 1} generated releases ({made / 1e6:.1f} MB, dated {rows[0].date} to {rows[-2].date}) "
+                f"and one more for the incremental run, in {gen_dir}; "
+                f"with the corpus: {(made + corpus_bytes) / 1e6:.1f} MB")
     runs = []
     for label, target in scales:
         if target and target <= corpus_bytes:
@@ -356,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         while target and total < target:
             total += rows[count].bytes
             count += 1
-        runs.append(run_scale(label, corpus, files, paths[:count], paths[count], args.max_rss_mb, args.timeout,
+        runs.append(run_scale(label, corpus, files, paths[:count], paths[count], max_rss_mb, timeout,
                               rows[:count]))
     doc = {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
@@ -364,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         "load": [round(x, 2) for x in os.getloadavg()],
         "corpus": {"path": str(corpus), "files": len(files), "mb": round(corpus_bytes / 1e6, 2)},
         "generated": {"base": base.name, "after": after, "seed": SEED, "version": benchgen.VERSION},
-        "memory_cap_mb": round(args.max_rss_mb),
+        "memory_cap_mb": round(max_rss_mb),
         "runs": runs,
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -373,8 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     if previous:
         shutil.copyfile(latest, RESULTS / "previous.json")
     latest.write_text(json.dumps(doc, indent=1) + "\n")
-    print(render(doc, previous))
-    return 0
+    return render(doc, previous)
 
 
 # -- the report ----------------------------------------------------------------------------------
@@ -492,11 +482,3 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None = None) -> str:
             lines.append(f"against the previous run ({previous['when']}): " + ", ".join(diffs))
     return "\n".join(lines)
 
-
-if __name__ == "__main__":
-    if sys.argv[1:2] == ["--one"]:
-        print(json.dumps(one_run(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]), "--full" in sys.argv)))
-    elif sys.argv[1:2] == ["--refs"]:
-        print(json.dumps(references(Path(sys.argv[2]))))
-    else:
-        sys.exit(main())

@@ -16,7 +16,6 @@ map to no lineage (``unmapped``).
 from __future__ import annotations
 
 import csv
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,9 +24,10 @@ from pathlib import Path
 from rapidfuzz import fuzz, process
 
 from pipeline.errors import TraceError
-from pipeline.lineage.engine import KEYWORD_SECTIONS, Subjects
-from pipeline.query.trace import Dataset, _read, is_rule_row
 from pipeline.ingest.read import source_id
+from pipeline.lineage.engine import Subjects
+from pipeline.lineage.thresholds import KEYWORD_SECTIONS
+from pipeline.query.trace import Dataset, _read, is_rule_row
 from pipeline.text import folded, title_key
 from pipeline.tools import benchgen
 
@@ -269,17 +269,10 @@ def per_source(out: Path, data: Dataset) -> list[str]:
     return lines
 
 
-def main() -> None:
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("out")
+def scored(out: Path) -> str:
+    """``make lineage-report`` (``python -m pipeline lineage-report``): the report on the
+    dataset in ``out``; a ``TraceError`` when ``out`` holds none or lacks the keys' releases."""
     if not (out / "lineages.csv").is_file():
-        sys.exit(f"Error: {out} holds no published dataset: run `make ingest` first, or give the dataset's "
-                 "folder: python -m pipeline.tools.lineage_report OUT")
-    try:
-        _, text = report(out)
-    except TraceError as exc:
-        sys.exit(f"Error: {exc}")
-    sys.stdout.write(text + "\n")
-
-
-if __name__ == "__main__":
-    main()
+        raise TraceError(f"{out} holds no published dataset: run `make ingest` first, or give the dataset's "
+                         "folder: python -m pipeline lineage-report OUT")
+    return report(out)[1]

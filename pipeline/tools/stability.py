@@ -23,9 +23,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import click
-
-from pipeline.cli import GuardedCommand
 from pipeline.errors import TraceError
 from pipeline.job import _previous_report, fingerprint, run_job
 from pipeline.query.trace import Dataset, _read, is_rule_row
@@ -129,6 +126,9 @@ def _check_made_from(raw: Path, out: Path, data: Dataset, made: str) -> None:
 
 
 def report(raw: Path, out: Path) -> str:
+    """``make lineage-stability`` (``python -m pipeline lineage-stability``): the divergences of
+    each thinned chain from the full one, one line each; a ``TraceError`` for a dataset
+    that ``raw`` as it is now did not make, or one of fewer than three releases."""
     made = _made_with(out)
     data = Dataset.load(out)
     if len(data.releases) < 3:
@@ -149,21 +149,3 @@ def report(raw: Path, out: Path) -> str:
         lines += [f"  {d.source_id} {d.number}: {d.full or 'ended'} in the full chain, "
                   f"{d.thinned or 'ended'} thinned ({d.rows} rows)" for d in found]
     return "\n".join(lines)
-
-
-@click.command(cls=GuardedCommand)
-@click.argument("raw", type=click.Path(path_type=Path), default=Path("raw"))
-@click.argument("out", type=click.Path(path_type=Path), default=Path("out"))
-def main(raw: Path, out: Path) -> None:
-    """Follow the rules of the dataset in OUT (default out) again with every other
-    release of RAW (default raw, the folder OUT was made from) left out, and list
-    the rules whose current number then differs."""
-    try:
-        text = report(raw, out)
-    except TraceError as exc:
-        raise click.ClickException(str(exc)) from None
-    click.echo(text)
-
-
-if __name__ == "__main__":
-    main()

@@ -5,10 +5,13 @@ An output folder goes only as far as its marker lists the pipeline's own files
 staging and swap leftovers beside it, its lock file, the parse cache's entries,
 the benchmark's work and results, the files a site's marker lists (``site/``),
 and the bytecode caches go too. Whatever else a user keeps in
-those places stays, and is named. Standard library only: it runs without the
-virtualenv, which ``make clean`` removes next.
+those places stays, and is named.
 
-    python3 -m pipeline.tools.tidy [OUT ...]      # default: out
+    python -m pipeline tidy [OUT ...]             # default: out
+
+Standard library only, and runnable on its own (``python3 -m pipeline.tools.tidy``):
+``make clean`` runs it so when there is no virtualenv, hence no click, since
+``make clean`` removes the virtualenv and may be run again without one.
 """
 
 from __future__ import annotations
@@ -149,6 +152,6 @@ def tidy(root: Path, outs: list[str]) -> list[str]:
     return kept
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # make clean without a virtualenv; otherwise `python -m pipeline tidy`
     for line in tidy(Path.cwd(), sys.argv[1:] or ["out"]):
         print(line)
