@@ -1,11 +1,12 @@
-# Quick start: `make ingest` builds out/ from raw/; `make test` runs the tests.
+# Quick start: `make ingest` builds out/ from raw/; `make test` runs the quick tests,
+# `make check` lint and every test (what CI runs).
 # The first run creates .venv and installs the pinned dependencies.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: ingest site test lint bench bench-large lineage-report lineage-stability vocabulary clean browser
+.PHONY: ingest site test check lint bench bench-large lineage-report lineage-stability vocabulary clean browser
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,8 +30,15 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "$(CHROMIUM) missing and not root: the browser tests will skip"; fi; }
 
-test: $(STAMP) browser
-	$(PY) -m pytest -q
+# make test: the quick suite, minutes: every test but those marked slow (every release
+# alone, the million-line file, frictionless on the full dataset, the browser, the
+# generated lineages, stability, the wheel), hypothesis's quick profile.
+# make check: lint, then every test with the thorough profile: what CI runs.
+test: $(STAMP)
+	HYPOTHESIS_PROFILE=default $(PY) -m pytest -q -m "not slow"
+
+check: lint browser
+	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q --durations=25
 
 lint: $(STAMP)
 	$(PY) -m ruff check pipeline tests

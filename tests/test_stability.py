@@ -17,6 +17,8 @@ from pipeline.run import Settings
 from pipeline.tools import stability
 from tests.conftest import RAW
 
+pytestmark = pytest.mark.slow  # runs of the job with releases left out: make check, not make test
+
 # Three neighbouring releases, saved under one name in three folders (so that a source's
 # id depends on which of them a run reads): the even half is the whole chain, the odd
 # half skips the middle one, and with it the step where 607.2p of 2021-02 was removed.
