@@ -1,32 +1,63 @@
-"""Shared fixtures: one ingest of the bundled data for the whole test session."""
+"""Shared fixtures: the bundled data ingested once for the whole test session, a small
+published folder made once and copied for each test that changes it, and the
+hypothesis profiles.
+
+``make test`` leaves out the tests marked ``slow`` (every release alone, the
+million-line file, frictionless over the full dataset, the browser, the generated
+lineages, stability, the wheel) and uses the quick ``default`` hypothesis profile;
+``make check`` runs every test with the thorough ``ci`` profile
+(``HYPOTHESIS_PROFILE=ci``)."""
 
 from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 from hypothesis import settings
 
+from pipeline.cli import main
 from pipeline.job import run_job
 from pipeline.run import Corpus, Settings
 
-# CI runs the same examples every time: a failure there is reproducible here.
+if TYPE_CHECKING:
+    from pipeline.site.build import SiteResult
+
+# The thorough profile: every example a test asks for, the same ones every time, so a
+# failure in CI is reproducible here. The quick one tries a tenth of them, at random.
 settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+settings.register_profile("default")
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default")
+settings.load_profile(PROFILE)
+
+
+def examples(thorough: int) -> int:
+    """How many examples a property test tries: ``thorough`` under the ``ci`` profile
+    (``make check``), a tenth of them (at least 2) under the quick one (``make test``)."""
+    return thorough if PROFILE == "ci" else max(2, thorough // 10)
+
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW = ROOT / "raw"
 DATA = Path(__file__).resolve().parent / "data"
 # Two releases and two dumps: a quick folder for the publishing and safety tests.
 SMALL = ["000_eb8496d4591d3274.txt", "003_cae9f8b12e336c00.txt", "cr-2024-09-20.txt", "cr-2026-08-07.txt"]
+# One release and one dump: quicker still, for the tests that damage outputs.
+LIGHT = ["cr-2026-08-07.txt", "000_eb8496d4591d3274.txt"]
+
+Bundled = tuple[Corpus, Path]
+"""The bundled data's corpus and the folder the job published it in (never to be changed)."""
+Table = Callable[[str], pd.DataFrame]
+"""Reads one published table of the bundled data by name, every cell a string."""
 
 
 @pytest.fixture(scope="session")
-def bundled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Corpus, Path]:
+def bundled(tmp_path_factory: pytest.TempPathFactory) -> Bundled:
     """The bundled data built once, and published by the real job into a temp folder."""
     out = tmp_path_factory.mktemp("published") / "out"
     result = run_job(RAW, out, Settings(jobs=2), full=True)
@@ -35,17 +66,22 @@ def bundled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Corpus, Path]:
 
 
 @pytest.fixture(scope="session")
-def table(bundled: tuple[Corpus, Path]):  # type: ignore[no-untyped-def]
+def table(bundled: Bundled) -> Table:
+    """Each table is parsed once a session (elements.csv takes a second or more); every
+    caller gets its own copy, free to change."""
     _, out = bundled
+    read: dict[str, pd.DataFrame] = {}
 
-    def read(name: str) -> pd.DataFrame:
-        return pd.read_csv(out / f"{name}.csv", dtype=str, keep_default_na=False)
+    def copy_of(name: str) -> pd.DataFrame:
+        if name not in read:
+            read[name] = pd.read_csv(out / f"{name}.csv", dtype=str, keep_default_na=False)
+        return read[name].copy()
 
-    return read
+    return copy_of
 
 
 @pytest.fixture(scope="session")
-def site(bundled: tuple[Corpus, Path], tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def site(bundled: Bundled, tmp_path_factory: pytest.TempPathFactory) -> SiteResult:
     """The static site built once from the bundled data's published folder."""
     from pipeline.site.build import build_site
 
@@ -53,11 +89,61 @@ def site(bundled: tuple[Corpus, Path], tmp_path_factory: pytest.TempPathFactory)
     return build_site(out, tmp_path_factory.mktemp("site") / "site")
 
 
+def copy_raw(names: list[str], raw: Path) -> Path:
+    """The bundled files ``names`` copied into a new folder ``raw``."""
+    raw.mkdir(parents=True)
+    for name in names:
+        shutil.copy(RAW / name, raw / name)
+    return raw
+
+
 @pytest.fixture
 def small_raw(tmp_path: Path) -> Path:
     """A copy of the ``SMALL`` raw files, the test's own to change."""
-    raw = tmp_path / "raw"
-    raw.mkdir()
-    for name in SMALL:
-        shutil.copy(RAW / name, raw / name)
-    return raw
+    return copy_raw(SMALL, tmp_path / "raw")
+
+
+def _publish_once(names: list[str], root: Path, raw_name: str, out_name: str) -> Path:
+    """``names`` ingested by the command line (one worker) from ``root/raw_name`` into
+    ``root/out_name``, its parse cache in the default place, ``root/.cache/out_name``."""
+    raw = copy_raw(names, root / raw_name)
+    out = root / out_name
+    result = CliRunner().invoke(main, ["ingest", "--raw", str(raw), "--out", str(out), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def _copy_published(made: Path, out_name: str, tmp_path: Path) -> Path:
+    """A test's own copy of a folder published once: the folder and its default cache
+    (``copytree`` keeps the files' times, so the copy is as intact as the original)."""
+    shutil.copytree(made / out_name, tmp_path / out_name)
+    shutil.copytree(made / ".cache" / out_name, tmp_path / ".cache" / out_name)
+    lock = made / f"{out_name}.lock"  # left beside the folder by the run, as a real run leaves it
+    if lock.exists():
+        shutil.copy2(lock, tmp_path / lock.name)
+    return tmp_path / out_name
+
+
+@pytest.fixture(scope="session")
+def _small_published(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _publish_once(SMALL, tmp_path_factory.mktemp("small"), "raw", "out")
+
+
+@pytest.fixture
+def published(_small_published: Path, small_raw: Path, tmp_path: Path) -> Path:
+    """``small_raw`` as published in ``tmp_path/out`` (cache in ``tmp_path/.cache/out``):
+    the test's own copy of a folder ingested once per session."""
+    return _copy_published(_small_published, "out", tmp_path)
+
+
+@pytest.fixture(scope="session")
+def _light_published(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _publish_once(LIGHT, tmp_path_factory.mktemp("light"), "light-raw", "light")
+
+
+@pytest.fixture
+def light(_light_published: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """(raw, out): one release and one dump, published (quicker than ``published``);
+    the test's own copy of a folder ingested once per session."""
+    raw = copy_raw(LIGHT, tmp_path / "light-raw")
+    return raw, _copy_published(_light_published, "light", tmp_path)

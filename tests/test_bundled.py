@@ -12,7 +12,7 @@ from pipeline.corpus.clean import Vocabulary, clean, flag_truncation
 from pipeline.ingest.decode import decode
 from pipeline.ingest.read import Settings, read_source
 from pipeline.run import build
-from tests.conftest import DATA, RAW
+from tests.conftest import DATA, RAW, Bundled, Table
 
 SEEDS = sorted(RAW.glob("0*.txt"))
 VERSIONS = sorted(RAW.glob("cr-*.txt"))
@@ -58,14 +58,14 @@ _COUNT_DISAGREES = {
     pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=_COUNT_DISAGREES[p.stem]))
     if p.stem in _COUNT_DISAGREES else p for p in VERSIONS + SEEDS
 ], ids=lambda p: p.stem)
-def test_rule_count_matches_independent_count(path: Path, table) -> None:  # type: ignore[no-untyped-def]
+def test_rule_count_matches_independent_count(path: Path, table: Table) -> None:
     expected = count_rule_lines(decode(path.read_bytes()).text)
     elements = table("elements")
     rules = elements[(elements.source_id == path.stem) & (elements.kind == "rule")]
     assert Counter(rules.number_as_written) == expected
 
 
-def test_every_source_ingested_and_covered(bundled, table) -> None:  # type: ignore[no-untyped-def]
+def test_every_source_ingested_and_covered(bundled: Bundled, table: Table) -> None:
     corpus, _ = bundled
     assert {s.source_id: s.status for s in corpus.sources} == {p.stem: "ok" for p in SEEDS + VERSIONS}
     elements = table("elements")
@@ -81,7 +81,7 @@ def test_every_source_ingested_and_covered(bundled, table) -> None:  # type: ign
         assert set(covered) - set(nonblank) <= set(range(1, len(text.split("\n")) + 1))
 
 
-def test_seed_counts(table) -> None:  # type: ignore[no-untyped-def]
+def test_seed_counts(table: Table) -> None:
     qa = table("qa")
     assert len(qa[qa.source_id.isin(["000_eb8496d4591d3274", "004_b7cb264e5db48bfb"])]) == 69
     noise = table("noise")
@@ -90,14 +90,14 @@ def test_seed_counts(table) -> None:  # type: ignore[no-untyped-def]
     assert set(noise[noise.noise_kind == "epigraph"].text.str[:29]) == {"And so people say to me, \"How"}
 
 
-def test_multi_paragraph_answer_is_one_qa(table) -> None:  # type: ignore[no-untyped-def]
+def test_multi_paragraph_answer_is_one_qa(table: Table) -> None:
     qa = table("qa").set_index("qa_id")
     row = qa.loc["004_b7cb264e5db48bfb:L13"]
     assert (row.line_start, row.line_end) == ("13", "14")
     assert row.answer.endswith("See the Main FAQ entry on Levelers for a full explanation.")
 
 
-def test_numbers_exactly_as_written(table) -> None:  # type: ignore[no-untyped-def]
+def test_numbers_exactly_as_written(table: Table) -> None:
     e = table("elements").set_index("element_id")
     assert e.loc["001_a2791e0f90a089aa:L15", ["number_as_written", "text"]].tolist() == [
         "702.2b", "A creature with toughness greater than 0 that’s been dealt damage by a source with "
@@ -112,7 +112,7 @@ def test_numbers_exactly_as_written(table) -> None:  # type: ignore[no-untyped-d
     assert e.loc["cr-2026-08-07:L5556", "number_as_written"] == "704.5aa"
 
 
-def test_seed_cleanup(table) -> None:  # type: ignore[no-untyped-def]
+def test_seed_cleanup(table: Table) -> None:
     """The two cleanup misses of seed 001: a word glued to two others, a space lost before a quote."""
     e = table("elements")
     seed = e[e.source_id == "001_a2791e0f90a089aa"]
@@ -133,7 +133,7 @@ EXPECTED_DATES = {
 }
 
 
-def test_effective_dates(table) -> None:  # type: ignore[no-untyped-def]
+def test_effective_dates(table: Table) -> None:
     sources = table("sources").set_index("source_id")
     assert sources.loc[list(EXPECTED_DATES), "effective_date"].to_dict() == EXPECTED_DATES
     assert set(sources.loc[[p.stem for p in SEEDS], "effective_date"]) == {""}
@@ -154,7 +154,7 @@ GLOSSARY_ERRATA = {
 
 
 @pytest.mark.parametrize("version", [p.stem for p in VERSIONS])
-def test_glossary_keyword_sections(version: str, table) -> None:  # type: ignore[no-untyped-def]
+def test_glossary_keyword_sections(version: str, table: Table) -> None:
     glossary = table("glossary")
     entries = glossary[glossary.source_id == version]
     named = {m.group(2).casefold(): m.group(1) for text in entries.text for m in _SEE_RULE.finditer(text)}
@@ -192,7 +192,7 @@ def test_upstream_damage_is_kept_and_flagged(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("version", [p.stem for p in VERSIONS])
-def test_contents_and_body_are_told_apart(version: str, table) -> None:  # type: ignore[no-untyped-def]
+def test_contents_and_body_are_told_apart(version: str, table: Table) -> None:
     """"Glossary" and "Credits" stand in the contents and again in the body: only the
     body's open the glossary, whose entries all follow it."""
     text = decode((RAW / f"{version}.txt").read_bytes()).text.split("\n")
@@ -214,7 +214,7 @@ def test_contents_and_body_are_told_apart(version: str, table) -> None:  # type:
     assert toc < rules.min() and rules.max() < body
 
 
-def test_sections_belong_to_their_chapter(table) -> None:  # type: ignore[no-untyped-def]
+def test_sections_belong_to_their_chapter(table: Table) -> None:
     """A three-digit section's parent is its chapter ("702. Keyword Abilities" in
     "7. Additional Rules"), a numbered subsection's its three-digit section, in
     every release that has chapters."""
@@ -232,7 +232,7 @@ def test_sections_belong_to_their_chapter(table) -> None:  # type: ignore[no-unt
     assert by_id.loc[newest.loc["702", "parent_id"], "text"] == "Additional Rules"
 
 
-def test_a_title_sections_share_maps_within_its_chapter(table) -> None:  # type: ignore[no-untyped-def]
+def test_a_title_sections_share_maps_within_its_chapter(table: Table) -> None:
     """Read off the releases: each chapter opens with a section "General". In
     July 2009 chapter 3 Turn Structure became chapter 5, 4 Spells, Abilities,
     and Effects 6, 6 Multiplayer Rules 8: their General sections went with
@@ -247,7 +247,7 @@ def test_a_title_sections_share_maps_within_its_chapter(table) -> None:  # type:
         "100": "100", "200": "200", "300": "500", "400": "600"}
 
 
-def test_a_section_is_the_newest_one_of_its_title_when_its_chain_left_it(table) -> None:  # type: ignore[no-untyped-def]
+def test_a_section_is_the_newest_one_of_its_title_when_its_chain_left_it(table: Table) -> None:
     """Read off the releases: 216 Tokens went into 110 Permanents (110.5) in
     July 2009 and came back as a section of its own, 111 Tokens, in 2019; its
     rules are 111.x today. It was mapped to 110 before."""
@@ -258,7 +258,7 @@ def test_a_section_is_the_newest_one_of_its_title_when_its_chain_left_it(table) 
     assert rules.canonical_number.str.startswith("111.").all() and len(rules) >= 18
 
 
-def test_a_section_no_title_pairs_goes_where_its_rules_went(table) -> None:  # type: ignore[no-untyped-def]
+def test_a_section_no_title_pairs_goes_where_its_rules_went(table: Table) -> None:
     """Read off the releases (and checked blind by a reader): in July 2009
     415.7 Changing Targets' 415.7a became 113.6 (Targets, now 115.7) and
     415.7b 700.2e (a duplicate of 113.6a): a tie, which had gone to 700
@@ -273,7 +273,7 @@ def test_a_section_no_title_pairs_goes_where_its_rules_went(table) -> None:  # t
     assert len(timing) == 18 and set(timing.canonical_number) == {"117"}
 
 
-def test_a_section_number_used_twice_maps_each_by_its_rules(table) -> None:  # type: ignore[no-untyped-def]
+def test_a_section_number_used_twice_maps_each_by_its_rules(table: Table) -> None:
     """cr-2024-09-20 numbers both Offspring and Impending 702.175 (a misprint:
     Impending is 702.176 in the next release). Each section goes where its
     rules went; Impending's was given Offspring's number before."""
@@ -284,7 +284,7 @@ def test_a_section_number_used_twice_maps_each_by_its_rules(table) -> None:  # t
         ("section", "Impending", "702.176"), ("rule", "Impending", "702.176a")]
 
 
-def test_a_number_written_for_two_rules_maps_to_neither_in_renumber_map(table) -> None:  # type: ignore[no-untyped-def]
+def test_a_number_written_for_two_rules_maps_to_neither_in_renumber_map(table: Table) -> None:
     """A consumer's finding (2026-12-04): renumber_map, one row per number a source
     writes, gave the first rule's current number for both (702.175a -> 702.175a for
     Impending too, which is 702.176a). It gives none, and says what each is now."""
@@ -299,7 +299,7 @@ def test_a_number_written_for_two_rules_maps_to_neither_in_renumber_map(table) -
     assert rows.loc[("cr-2024-09-20", "702.175b")].canonical_number == "702.175b"
 
 
-def test_a_range_of_subrules_skips_the_letters_l_and_o(table) -> None:  # type: ignore[no-untyped-def]
+def test_a_range_of_subrules_skips_the_letters_l_and_o(table: Table) -> None:
     """No release letters a subrule l or o: "608.2c–m" names no 608.2l (42 rows
     of xrefs.csv named such rules, and resolved to nothing)."""
     xrefs = table("xrefs")
@@ -308,7 +308,7 @@ def test_a_range_of_subrules_skips_the_letters_l_and_o(table) -> None:  # type: 
     assert len(ranged) and "608.2l" not in set(ranged.target) and "608.2k" in set(ranged.target)
 
 
-def test_xrefs_hold_bare_numbers_and_ranges_of_digits(table) -> None:  # type: ignore[no-untyped-def]
+def test_xrefs_hold_bare_numbers_and_ranges_of_digits(table: Table) -> None:
     """Read off the releases: every rule number in a rule's text is a reference,
     with or without "rule" before it, and "712.5–6" names 712.5 and 712.6."""
     xrefs = table("xrefs")
@@ -331,7 +331,7 @@ def test_xrefs_hold_bare_numbers_and_ranges_of_digits(table) -> None:  # type: i
     assert row.change.tolist() == ["unchanged"]
 
 
-def test_a_rule_folded_into_the_parent_of_a_neighbour_is_merged_there(table) -> None:  # type: ignore[no-untyped-def]
+def test_a_rule_folded_into_the_parent_of_a_neighbour_is_merged_there(table: Table) -> None:
     """Read off the releases (and found by a blind reader of 30 ended lineages):
     2009's 419.2 "replacement and prevention effects apply continuously as
     events happen -- they aren't locked in ahead of time" stands in 614.1

@@ -15,10 +15,10 @@ from pipeline.cli import main
 from pipeline.ingest.checks import release_checks, rule_order
 from pipeline.ingest.decode import decode
 from pipeline.records import Check, Element, Source
-from tests.conftest import RAW
+from tests.conftest import RAW, Bundled, Table
 
 
-def test_bundled_sources_pass_every_check(table, bundled) -> None:  # type: ignore[no-untyped-def]
+def test_bundled_sources_pass_every_check(table: Table, bundled: Bundled) -> None:
     sources = table("sources").set_index("source_id")
     assert set(sources.status) == {"ok"}
     for sid, checks in sources.checks.items():

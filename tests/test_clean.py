@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from pipeline.corpus import clean
 from pipeline.corpus.clean import Vocabulary, fix_and_explain, is_truncated
+from tests.conftest import Table, examples
 
 VOCAB = Vocabulary.build([])  # the shipped base vocabulary, built from the bundled CR releases
 
@@ -64,7 +65,7 @@ def test_markup_and_spacing() -> None:
     assert fix_and_explain("the _Magic_   game", VOCAB) == ("the Magic game", ["markup_removed", "spaces_collapsed"])
 
 
-def test_doubled_markup_is_dropped_and_the_published_texts_keep_none(table) -> None:  # type: ignore[no-untyped-def]
+def test_doubled_markup_is_dropped_and_the_published_texts_keep_none(table: Table) -> None:
     """cr-2010-10-01 italicises with two underscores ("the __Magic: The
     Gathering__ Tournament Rules", 100.6 and 112.6k); they were kept. A blank
     to fill in, "Wolf in ________ Clothing" (2022 on), is text."""
@@ -113,7 +114,7 @@ def _reference_fix(text: str, vocab: Vocabulary) -> tuple[str, list[str]]:
     ])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=14))
 @example(["the", " ", "abilitybased", " ", "rule"])
 @example(["say", '"', "this", '"', "and"])

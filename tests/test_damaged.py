@@ -3,13 +3,14 @@ make_damaged.py): each is read, and flagged, as the undamaged file would be."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from pipeline.ingest.decode import decode
 from pipeline.ingest.read import Settings, read_source
-from pipeline.records import Element
+from pipeline.records import Element, Source
 from tests.conftest import DATA, RAW
 from tests.data.damaged import make_damaged
 from tests.golden.make_excerpt import excerpt
@@ -21,12 +22,12 @@ def _said(elements: list[Element]) -> list[tuple[int, str, str, str]]:
     return [(el.line_start, el.kind, el.number_as_written, el.body) for el in elements]
 
 
-def _read(path: Path) -> tuple[object, list[Element]]:
+def _read(path: Path) -> tuple[Source, list[Element]]:
     src, elements, _ = read_source(path, path.parent, Settings(jobs=1))
     return src, elements
 
 
-def _read_bytes(data: bytes, tmp_path: Path, name: str = "x.txt") -> tuple[object, list[Element]]:
+def _read_bytes(data: bytes, tmp_path: Path, name: str = "x.txt") -> tuple[Source, list[Element]]:
     (tmp_path / name).write_bytes(data)
     return _read(tmp_path / name)
 
@@ -49,10 +50,10 @@ def test_utf16_with_a_mangled_bom(name: str, flags: set[str], tmp_path: Path) ->
     src, elements = _read(DAMAGED / name)
     clean_src, clean = _read_bytes(excerpt(RAW / "cr-2016-08-26.txt", [(1, 4), (18, 21), (171, 182), (3279, 3284)]),
                                    tmp_path)
-    assert (src.status, src.encoding, src.format, src.effective_date) == (  # type: ignore[attr-defined]
+    assert (src.status, src.encoding, src.format, src.effective_date) == (
         "ok", "utf-16-le", "cr_document", "2016-08-26")
-    assert set(src.flags) == flags  # type: ignore[attr-defined]
-    assert "BOM mangled" in src.evidence  # type: ignore[attr-defined]
+    assert set(src.flags) == flags
+    assert "BOM mangled" in src.evidence
     assert _said(elements) == _said(clean)
     assert "bom_repaired" in elements[0].flags and elements[0].body == "Magic: The Gathering Comprehensive Rules"
     assert ("702.41a" in {el.number_as_written for el in elements})
@@ -61,12 +62,12 @@ def test_utf16_with_a_mangled_bom(name: str, flags: set[str], tmp_path: Path) ->
 @pytest.mark.parametrize("damage", [make_damaged.mangle_bom,
                                     lambda d: make_damaged.rewrite_carriage_returns(make_damaged.mangle_bom(d))],
                          ids=["mangled-bom", "mangled-bom-cr-rewritten"])
-def test_a_whole_release_with_a_mangled_bom_is_read_whole(damage, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_whole_release_with_a_mangled_bom_is_read_whole(damage: Callable[[bytes], bytes], tmp_path: Path) -> None:
     original = (RAW / "cr-2016-08-26.txt").read_bytes()
     src, elements = _read_bytes(damage(original), tmp_path, "cr-2016-08-26.txt")
     _, clean = _read(RAW / "cr-2016-08-26.txt")
-    assert (src.status, src.format, src.effective_date) == ("ok", "cr_document", "2016-08-26")  # type: ignore[attr-defined]
-    assert [c.passed for c in src.checks] == [True, True, True]  # type: ignore[attr-defined]
+    assert (src.status, src.format, src.effective_date) == ("ok", "cr_document", "2016-08-26")
+    assert [c.passed for c in src.checks] == [True, True, True]
     assert _said(elements) == _said(clean)
     assert sum(1 for el in elements if el.kind == "rule") == 1974
 
@@ -79,8 +80,8 @@ def test_nul_padding_between_words(tmp_path: Path) -> None:
     src, elements = _read(DAMAGED / "000__nul-padding.txt")
     seed = (RAW / "000_eb8496d4591d3274.txt").read_bytes()
     _, clean = _read_bytes(seed[: seed.index(b"\n", 2000) + 1], tmp_path)
-    assert (src.status, src.format) == ("ok", "faq")  # type: ignore[attr-defined]
-    assert "control_chars_removed" in src.flags  # type: ignore[attr-defined]
+    assert (src.status, src.format) == ("ok", "faq")
+    assert "control_chars_removed" in src.flags
     assert [(a, k, n, " ".join(b.split())) for a, k, n, b in _said(elements)] == [
         (a, k, n, " ".join(b.split())) for a, k, n, b in _said(clean)]
     assert elements[0].body.startswith("Entwine is a static ability of modal spells (see rule 700.2)")
@@ -90,7 +91,7 @@ def test_a_whole_release_padded_with_nuls(tmp_path: Path) -> None:
     src, elements = _read_bytes(make_damaged.pad_with_nuls((RAW / "cr-2024-09-20.txt").read_bytes()), tmp_path,
                                 "cr-2024-09-20.txt")
     _, clean = _read(RAW / "cr-2024-09-20.txt")
-    assert (src.status, src.format) == ("ok", "cr_document")  # type: ignore[attr-defined]
+    assert (src.status, src.format) == ("ok", "cr_document")
     assert [(k, n, " ".join(b.split())) for _, k, n, b in _said(elements)] == [
         (k, n, " ".join(b.split())) for _, k, n, b in _said(clean)]
 
@@ -98,7 +99,7 @@ def test_a_whole_release_padded_with_nuls(tmp_path: Path) -> None:
 def test_binary_data_is_still_binary(tmp_path: Path) -> None:
     """NULs alone do not make text: bytes that are no text once they are dropped stay quarantined."""
     src, _ = _read_bytes(bytes(range(256)) * 64, tmp_path, "blob.bin")
-    assert (src.status, src.error) == ("quarantined", "blob.bin: not text: binary data (10% control bytes)")  # type: ignore[attr-defined]
+    assert (src.status, src.error) == ("quarantined", "blob.bin: not text: binary data (10% control bytes)")
 
 
 def test_html_on_one_line() -> None:
@@ -107,7 +108,7 @@ def test_html_on_one_line() -> None:
     src, elements = _read(DAMAGED / "cr-2026-08-07__one-line.html")
     _, release = _read(RAW / "cr-2026-08-07.txt")
     wanted = {el.number_as_written: el.body for el in release if el.number_as_written in ("702.42a", "702.42b")}
-    assert (src.status, src.format, src.flags) == ("ok", "cr_numbered", ("html_stripped",))  # type: ignore[attr-defined]
+    assert (src.status, src.format, src.flags) == ("ok", "cr_numbered", ("html_stripped",))
     assert [(el.kind, el.number_as_written, el.body) for el in elements] == [
         ("section", "", "Entwine"), ("rule", "702.42a", wanted["702.42a"]), ("rule", "702.42b", wanted["702.42b"]),
     ]
@@ -121,6 +122,6 @@ def test_a_whole_release_as_a_web_page(tmp_path: Path) -> None:
     page += "".join(f"<p>{ln.translate(escape)}</p>" for ln in text.split("\n") if ln.strip()) + "</body></html>"
     src, elements = _read_bytes(page.encode(), tmp_path, "cr.html")
     _, release = _read(RAW / "cr-2026-08-07.txt")
-    assert (src.status, src.format, src.effective_date) == ("ok", "cr_document", "2026-08-07")  # type: ignore[attr-defined]
+    assert (src.status, src.format, src.effective_date) == ("ok", "cr_document", "2026-08-07")
     assert [(k, n, b) for _, k, n, b in _said(elements) if k != "front_matter"] == [
         (k, n, b) for _, k, n, b in _said(release) if k != "front_matter"]

@@ -26,7 +26,7 @@ from pipeline.ingest.decode import (
     decode,
     newline_style,
 )
-from tests.conftest import RAW
+from tests.conftest import RAW, examples
 
 TEXT = "Ghazbán Ogre, Juzám Djinn and Dandân™ – it’s “quoted”\r\nline two\rline three\n"
 
@@ -92,7 +92,7 @@ _NAMES_AND_NOISE = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.one_of(st.binary(max_size=300), _NAMES_AND_NOISE.map(lambda t: t.encode("utf-8", "replace"))),
        st.sampled_from(SINGLE_BYTE))
 def test_fast_score_is_the_score(data: bytes, enc: str) -> None:
@@ -164,7 +164,7 @@ _MESSY_TEXT = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_MESSY_TEXT, st.sampled_from(["utf-8", "utf-8-sig", "cp1252", "mac_roman", "cp437", "utf-16"]))
 def test_decode_equals_its_whole_text_reference(text: str, encoding: str) -> None:
     data = text.encode(encoding, "replace")

@@ -35,7 +35,7 @@ from pipeline.query.trace import Dataset, _read, resolve
 from pipeline.records import Element, Source
 from pipeline.site import data as sitedata
 from pipeline.tools.lineage_report import HELDOUT_KEY, STEP_KEY, judge, judge_step, read_key, report, restarts
-from tests.conftest import DATA, RAW, ROOT
+from tests.conftest import DATA, RAW, ROOT, examples
 
 KEY = read_key()
 
@@ -1320,7 +1320,7 @@ _VOCABULARY = [
 _WORDS = st.lists(st.sampled_from(_VOCABULARY), min_size=6, max_size=14).map(" ".join)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(_WORDS, min_size=3, max_size=12, unique=True), st.integers(0, 11), _WORDS)
 def test_an_inserted_rule_shifts_the_numbers_after_it(texts: list[str], at: int, new: str) -> None:
     """A rule inserted anywhere renumbers every later rule; each old rule still
@@ -1900,7 +1900,7 @@ _TEXTS = st.lists(_WORDS, max_size=14).map(" ".join)
 
 
 @given(st.lists(_TEXTS, min_size=1, max_size=5), st.lists(_TEXTS, min_size=1, max_size=5))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_similarity_scores_word_sets_as_token_set_ratio_scores_the_texts(a: list[str], b: list[str]) -> None:
     """``similarity`` hands rapidfuzz each text's distinct words, sorted, once:
     ``token_set_ratio`` scores them as it scores the texts themselves."""

@@ -15,6 +15,7 @@ from pipeline.ingest.assemble import split_number
 from pipeline.ingest.parse import parse, parser
 from pipeline.lineage import align
 from pipeline.publish.datapackage import rules_schema
+from tests.conftest import examples
 
 PIPELINE = Path(numbers.__file__).resolve().parent
 
@@ -35,7 +36,7 @@ def test_no_module_writes_its_own_number_pattern() -> None:
     assert found == {"numbers.py"}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.from_regex(re.compile(rf"\A{numbers.RULE_NUMBER}\Z")))
 def test_every_number_the_grammar_accepts_is_accepted_everywhere(number: str) -> None:
     """A rule line with it is a RULE whose number is split back out; cross-references

@@ -16,6 +16,7 @@ from pipeline.ingest.decode import decode
 from pipeline.ingest.parse import parse, parse_with_lark
 from pipeline.ingest.read import Settings, read_source
 from pipeline.records import Element, evolve
+from tests.conftest import examples
 
 # Lines made of pieces that look like the real thing, so that every rule of the
 # grammar and the assembler is exercised, mixed with arbitrary text.
@@ -42,19 +43,19 @@ def _check_ledger(text: str) -> None:
         assert el.line_start <= el.line_end
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_DOC)
 def test_ledger_covers_every_nonblank_line_once(text: str) -> None:
     _check_ledger(text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text())
 def test_arbitrary_text_never_raises(text: str) -> None:
     _check_ledger(text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.binary(max_size=2000))
 def test_arbitrary_bytes_decode(data: bytes) -> None:
     try:
@@ -64,9 +65,9 @@ def test_arbitrary_bytes_decode(data: bytes) -> None:
     assert "\r" not in decoded.text
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.binary(max_size=2000))
-def test_arbitrary_bytes_never_raise_in_a_run(tmp_path_factory, data: bytes) -> None:  # type: ignore[no-untyped-def]
+def test_arbitrary_bytes_never_raise_in_a_run(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
     raw = Path(tmp_path_factory.mktemp("raw"))
     (raw / "x.txt").write_bytes(data)
     src, elements, _ = read_source(raw / "x.txt", raw, Settings(jobs=1))
@@ -74,7 +75,7 @@ def test_arbitrary_bytes_never_raise_in_a_run(tmp_path_factory, data: bytes) -> 
     assert src.status == "ok" or src.error.startswith("x.txt: ")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(_DOC, st.text()))
 def test_fast_parser_equals_lark(text: str) -> None:
     text = _NEWLINES.sub("\n", text)
@@ -93,7 +94,7 @@ def test_fast_parser_equals_lark_on_bundled_data() -> None:
 _VOCAB = Vocabulary.build(["ability based about Auras blocked preclude that type card with time"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_DOC)
 def test_cleanup_is_idempotent(text: str) -> None:
     once, _ = fix_and_explain(text, _VOCAB)
@@ -115,10 +116,10 @@ _CR_DOC = st.tuples(_BODY, _BODY).map(lambda parts: "\n".join([
 ]))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                 HealthCheck.function_scoped_fixture])
 @given(st.lists(st.one_of(_CR_DOC, _BODY), min_size=1, max_size=3))
-def test_any_documents_publish(tmp_path_factory, docs: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_any_documents_publish(tmp_path_factory: pytest.TempPathFactory, docs: list[str]) -> None:
     """Whatever the documents, the job publishes valid output (keys, schema) or
     quarantines; it never fails."""
     from pipeline.job import run_job

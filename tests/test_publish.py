@@ -35,7 +35,7 @@ from pipeline.publish.csv import Quoted, cell, cells
 from pipeline.publish.datapackage import rules_schema, validate_rules_json
 from pipeline.publish.rows import COLUMNS
 from pipeline.publish.tables import TABLES
-from tests.conftest import RAW, ROOT
+from tests.conftest import RAW, ROOT, examples
 
 METADATA = {"run.json", "changes.md"}  # describe the run itself, so they differ run to run
 
@@ -85,7 +85,7 @@ def test_the_runs_validator_refuses_a_wrong_number_and_names_where(bundled) -> N
         validate_rules_json(doc)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(number=st.text(alphabet="0123456789.abzA ", max_size=10), line=st.integers(-2, 3))
 @example(number="702.42aa", line=1)
 @example(number="408.f", line=1)
@@ -323,7 +323,7 @@ _CELL_VALUES = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.one_of(
     st.lists(_CELL_VALUES, min_size=1, max_size=8),
     st.lists(st.text(alphabet=st.sampled_from('ab ,"\n’'), max_size=6), min_size=1, max_size=8),
@@ -468,6 +468,7 @@ def test_parquet_from_rows_is_byte_for_byte_the_copy_of_the_csv(tmp_path: Path) 
         assert writer.close() == len(table_rows)
         _copied_from_csv(tmp_path / f"{name}.csv", name, tmp_path / f"{name}.copied.parquet")
         assert writer.path.read_bytes() == (tmp_path / f"{name}.copied.parquet").read_bytes(), name
+        assert writer.sha256 == hashlib.sha256(writer.path.read_bytes()).hexdigest()
 
 
 def test_a_failed_parquet_write_leaves_no_file(tmp_path: Path) -> None:

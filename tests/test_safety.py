@@ -9,6 +9,7 @@ import errno
 import hashlib
 import json
 import os
+import random
 import shutil
 import signal
 import sqlite3
@@ -57,25 +58,8 @@ def _one_line_error(output: str) -> str:
     return lines[0]
 
 
-@pytest.fixture
-def published(small_raw: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "out"
-    code, output = _ingest(small_raw, out)
-    assert code == 0, output
-    return out
-
-
-@pytest.fixture
-def light(tmp_path: Path) -> tuple[Path, Path]:
-    """(raw, out): one release and one dump, published; quicker than ``published``."""
-    raw = tmp_path / "light-raw"
-    raw.mkdir()
-    for name in ("cr-2026-08-07.txt", "000_eb8496d4591d3274.txt"):
-        shutil.copy(RAW / name, raw / name)
-    out = tmp_path / "light"
-    code, output = _ingest(raw, out)
-    assert code == 0, output
-    return raw, out
+# ``published`` (the SMALL files in tmp_path/out) and ``light`` (one release and one dump) are
+# conftest's: copies of folders ingested once per session.
 
 
 # --- the output folder is the pipeline's own ---------------------------------------------------------
@@ -385,7 +369,7 @@ _PATH = st.sampled_from(["", "x/", "archive/", "x/y/", "a.txt/"])
 
 
 @given(st.sets(st.tuples(_PATH, _NAME).map("".join), min_size=1, max_size=12), st.randoms())
-def test_source_ids_are_unique_and_depend_on_the_paths_alone(rels: set[str], rnd) -> None:  # type: ignore[no-untyped-def]
+def test_source_ids_are_unique_and_depend_on_the_paths_alone(rels: set[str], rnd: random.Random) -> None:
     raw = Path("/r")
     rels = {r for r in rels if not any(r.startswith(f"{o}/") for o in rels)}  # a file is not a folder too
     paths = sorted(raw / r for r in rels)

@@ -17,7 +17,7 @@ from pipeline.ingest.describe import effective_date, source_format
 from pipeline.ingest.parse import Line, parse
 from pipeline.ingest.read import Settings, read_source
 from pipeline.records import Element
-from tests.conftest import RAW
+from tests.conftest import RAW, examples
 
 VERSIONS = sorted(RAW.glob("cr-*.txt"))
 _KINDS = ("chapter", "section", "rule", "example", "glossary")
@@ -90,7 +90,7 @@ def test_line_endings_change_nothing(version: str, newline: str, tmp_path: Path,
     assert _what_it_says(elements) == said
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                HealthCheck.function_scoped_fixture])
 @given(version=st.sampled_from([p.stem for p in VERSIONS]), seed=st.integers(0, 2**32 - 1),
        drop=st.floats(0, 1), add=st.floats(0, 0.5))
