@@ -18,7 +18,7 @@ from pipeline import workers
 from pipeline.publish import parquet
 from pipeline.publish import sqlite as database
 from pipeline.publish.csv import Row, write_csv
-from pipeline.publish.datapackage import sha256_of, validate_rules_json
+from pipeline.publish.datapackage import validate_rules_json
 from pipeline.publish.json import write_json
 from pipeline.publish.rows import COLUMNS, Built, rules_json, tables
 from pipeline.publish.tables import BY_NAME, TABLES
@@ -94,4 +94,4 @@ def _write_table(out: Path, name: str, rows: Iterable[Row],
         copy.abort()
         raise
     return [(file, count, digest),
-            (copy.path.relative_to(out).as_posix(), copied, sha256_of(copy.path))]
+            (copy.path.relative_to(out).as_posix(), copied, copy.sha256)]

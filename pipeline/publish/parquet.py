@@ -15,6 +15,7 @@ why ``write`` is told where each row's line ends in the CSV.
 
 from __future__ import annotations
 
+import io
 import json
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -23,6 +24,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from pipeline.publish.sink import HashingFile
 from pipeline.publish.tables import Table
 
 FOLDER = "parquet"
@@ -66,8 +68,9 @@ class Writer:
     """One table's Parquet file, written from its rows as they come (``write``),
     a row group at a time: never the whole table in memory. Each row group is
     encoded and compressed in a thread (Arrow lets go of the GIL meanwhile) while
-    the next rows are made. ``close`` finishes the file and returns its rows;
-    ``abort`` leaves no file (a file closed early would be a readable, partial table)."""
+    the next rows are made. ``close`` finishes the file and returns its rows
+    (and sets ``sha256``, hashed as it was written); ``abort`` leaves no file (a
+    file closed early would be a readable, partial table)."""
 
     def __init__(self, out: Path, table: Table) -> None:
         import pyarrow.parquet as pq
@@ -75,9 +78,12 @@ class Writer:
         self.path = path_of(out, table)
         self.path.parent.mkdir(exist_ok=True)
         self.rows = 0
+        self.sha256 = ""
         self._schema = schema(table)
         self._kinds = [table.type_of(c) for c in table.columns]
-        self._file = pq.ParquetWriter(self.path, self._schema)
+        self._sink = HashingFile(self.path)
+        self._buffered = io.BufferedWriter(self._sink, 1 << 20)
+        self._file = pq.ParquetWriter(self._buffered, self._schema)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet")
         self._writing: Future[None] | None = None
         self._block = 0  # the CSV block the rows of ``_rows`` end in
@@ -104,6 +110,8 @@ class Writer:
             self._wait()
             self._pool.shutdown()
             self._file.close()
+            self._buffered.close()
+            self.sha256 = self._sink.digest.hexdigest()
         except BaseException:
             self.abort()
             raise
@@ -116,6 +124,7 @@ class Writer:
         self._pool.shutdown(cancel_futures=True)
         try:
             self._file.close()
+            self._buffered.close()
         finally:
             self.path.unlink(missing_ok=True)
             _release()

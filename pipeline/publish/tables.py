@@ -1,8 +1,8 @@
 """The output contract in one place: every table, its columns, their types, keys and meanings.
 
-``emit`` writes the CSVs in this column order, ``package`` describes them as a
-Frictionless Data Package (with each column's meaning from ``MEANINGS``),
-``parquet`` copies them, and ``database`` builds SQLite tables from them.
+``rows`` makes every table's rows in this column order; the ``csv``, ``parquet``
+and ``sqlite`` writers write them with these types; ``datapackage`` describes them
+as a Frictionless Data Package (with each column's meaning from ``MEANINGS``).
 ``docs/CONTRACT.md`` is the contract in prose; a test keeps the two in step.
 """
 
