@@ -28,7 +28,7 @@ from pipeline.errors import TraceError
 from pipeline.ingest.read import Settings, read_source
 from pipeline.job import run_job
 from pipeline.lineage import engine as lineage
-from pipeline.lineage import numbering
+from pipeline.lineage import evidence, numbering
 from pipeline.numbers import section_of, sort_key
 from pipeline.query.diff import diff
 from pipeline.query.trace import Dataset, _read, resolve
@@ -1907,7 +1907,8 @@ def test_similarity_scores_word_sets_as_token_set_ratio_scores_the_texts(a: list
     import numpy as np
     from rapidfuzz import fuzz, process
 
-    subset = process.cdist(lineage._word_sets(a), lineage._word_sets(b), scorer=fuzz.token_set_ratio, dtype=np.float64)
+    subset = process.cdist(evidence._word_sets(a), evidence._word_sets(b), scorer=fuzz.token_set_ratio,
+                           dtype=np.float64)
     assert subset.tolist() == [[fuzz.token_set_ratio(x, y) for y in b] for x in a]
 
 
