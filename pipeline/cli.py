@@ -40,12 +40,11 @@ from pipeline.errors import (
     Shrinking,
     TraceError,
 )
-from pipeline.ingest.decode import decode, sniff_binary
-from pipeline.publish.sqlite import number_query
-from pipeline.publish.sqlite import search as search_db
-from pipeline.query.dataset import verify
+from pipeline.query.dataset import DATABASE, unchanged
 from pipeline.query.diff import date_shaped, diff
 from pipeline.query.diff import describe as describe_diff
+from pipeline.query.search import number_query
+from pipeline.query.search import search as search_db
 from pipeline.query.trace import (
     checked_date,
     cited_number,
@@ -142,7 +141,8 @@ def main() -> None:
     pass
 
 
-# The lineage commands (trace, resolve, diff) read these tables; the columns they key on.
+# The lineage commands (trace, resolve, diff) answer from rules.sqlite, made from
+# these tables (the columns they key on): each is checked to be as published.
 _LINEAGE_TABLES = {
     "lineages.csv": ("lineage_id",), "rule_history.csv": ("lineage_id", "canonical_number", "source_id"),
     "renumber_map.csv": ("source_id", "number_as_written"), "sources.csv": ("source_id",),
@@ -151,8 +151,9 @@ _LINEAGE_TABLES = {
 
 @contextmanager
 def _reading(out: Path) -> Iterator[None]:
-    """Check the lineage tables of ``out`` are there, with their header and the
-    sha256 they were published with, then turn a lookup that fails, or a table
+    """Check the lineage tables of ``out`` and its database are there, the
+    tables with their header, all as they were published (their sizes and
+    times in run.json: cheap), then turn a lookup that fails, or a file
     damaged further down, into one line."""
     for name, columns in _LINEAGE_TABLES.items():
         path = out / name
@@ -165,16 +166,19 @@ def _reading(out: Path) -> Iterator[None]:
         missing = [c for c in columns if c not in header]
         if missing:
             raise _damaged(path, KeyError(missing[0]))
-    # A table cut short or edited since it was published reads as well as a
-    # whole one: its sha256 in datapackage.json tells them apart.
+    _published(out / DATABASE)
+    # A file cut short or edited since it was published reads as well as a
+    # whole one: its size (or, moved since, its sha256) in run.json tells them apart.
     try:
-        verify(out, _LINEAGE_TABLES)
+        unchanged(out, [*_LINEAGE_TABLES, DATABASE])
     except DatasetError as exc:
         raise click.ClickException(str(exc)) from None
     try:
         yield
-    except TraceError as exc:
+    except (TraceError, DatasetError) as exc:
         raise click.ClickException(str(exc)) from None
+    except sqlite3.Error as exc:
+        raise _damaged(out / DATABASE, exc) from None
     except (OSError, ValueError, csv.Error, LookupError) as exc:
         raise _damaged(out, exc) from None
 
@@ -401,6 +405,8 @@ def resolve_command(number: str | None, text_file: Any, out: Path, source: str, 
 
 def _text_of(file: Any) -> str:
     """A text given with --file, read as a release is (UTF-8, UTF-16, a code page, ...)."""
+    from pipeline.ingest.decode import decode, sniff_binary  # ftfy and the code pages: only for --file
+
     try:
         data = file.read()
         binary = sniff_binary(data)

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 import pipeline
 from pipeline.cli import main
-from pipeline.publish.sqlite import fts_query, number_query
+from pipeline.query.search import fts_query, number_query
 from pipeline.text import fold
 
 REFERENCE = "cr-2026-08-07"

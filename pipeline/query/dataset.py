@@ -1,22 +1,37 @@
-"""Reading a published ``out/`` back as typed tables: the Python API behind ``pipeline.load``.
+"""The one reader of a published ``out/``: its tables for users, and its database for the queries.
 
-``datapackage.json`` says which tables there are and the type of every column;
-each CSV is checked against its sha256 there and read with those types, so
-numbers and ids stay strings (``702.10`` is not ``702.1``), integers are
-nullable integers and an empty cell is missing. pandas and pyarrow are
-imported on first use: ``import pipeline`` stays light.
+``load`` reads every table that ``datapackage.json`` lists as a DataFrame typed
+by it, so numbers and ids stay strings (``702.10`` is not ``702.1``), integers
+are nullable integers and an empty cell is missing; each CSV is checked against
+its sha256 first. pandas and pyarrow are imported on first use: ``import
+pipeline`` stays light.
+
+``Published`` is the light handle the commands use (``resolve``, ``trace``,
+``diff``; ``search`` reads the same file): ``rules.sqlite`` opened read-only,
+answering each question with a few indexed look-ups instead of reading the
+tables whole. ``unchanged`` is its cheap check that the folder is as it was
+published: each file's size and time against ``run.json``, and a sha256 only
+for a file whose time differs (a copy that kept its bytes).
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
-from collections.abc import Collection, Iterator, Mapping
+import re
+import sqlite3
+import unicodedata
+import urllib.parse
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from datetime import date
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipeline.errors import DatasetError
+from pipeline.errors import DatasetError, TraceError
+from pipeline.numbers import normalise as normalise_number
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -245,3 +260,296 @@ def load(out: Path | str = "out", *, verify: bool = True) -> Tables:
     if not frames:
         raise DatasetError(f"{out / DESCRIPTOR}: lists no CSV table")
     return Tables(frames, out)
+
+
+# --- the database: what the queries read ---------------------------------------------------------
+
+DATABASE = "rules.sqlite"
+REPORT = "run.json"
+Row = dict[str, str]
+
+
+def missing(path: Path) -> str:
+    """What to say of a published file that is not there (run from another folder, say)."""
+    return (f"{path} not found: run `python -m pipeline ingest` first, or give the dataset's folder with --out "
+            f"(looked in {path.parent.resolve()})")
+
+
+def unchanged(out: Path, names: Iterable[str]) -> None:
+    """DatasetError unless each of ``names`` in ``out`` is as ``run.json`` says
+    it was published: its size, and its time (a file of the right size with
+    another time, as a plain copy leaves it, is hashed). Without a readable
+    ``run.json`` the CSVs among them are checked against ``datapackage.json``'s
+    sha256s instead, as ``verify`` does. A byte changed in place, keeping size
+    and time, goes unseen: the price of not reading the files."""
+    try:
+        report = json.loads((out / REPORT).read_text(encoding="utf-8"))
+        published = {item["file"]: item for item in report["outputs"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        verify(out, set(names))
+        return
+    for name in names:
+        path, item = out / name, published.get(name)
+        if not isinstance(item, dict) or "bytes" not in item:
+            continue  # a file this run.json does not describe
+        stat = path.stat()
+        if stat.st_size != item["bytes"]:
+            raise DatasetError(f"{path}: {stat.st_size} bytes, not the {item['bytes']} it was published with "
+                               f"({REPORT}): changed or damaged since; run `python -m pipeline ingest --full` "
+                               "to rebuild it")
+        if stat.st_mtime_ns != item.get("mtime_ns", stat.st_mtime_ns) and item.get("sha256"):
+            digest = hashlib.sha256()
+            with path.open("rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(block)
+            if digest.hexdigest() != item["sha256"]:
+                raise DatasetError(f"{path}: does not match its sha256 in {REPORT}: changed or damaged since it "
+                                   "was published; run `python -m pipeline ingest --full` to rebuild it")
+
+
+def rows(out: Path, name: str) -> list[Row]:
+    """A published CSV (``name`` without ``.csv``) as dicts of strings, in its order."""
+    path = out / f"{name}.csv"
+    try:
+        with path.open(encoding="utf-8", newline="") as fh:
+            return list(csv.DictReader(fh))
+    except FileNotFoundError:
+        raise TraceError(missing(path)) from None
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise TraceError(f"{path} cannot be read ({exc}): run `python -m pipeline ingest` again") from None
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """``path`` opened read-only (a missing file is an error, not a new database)."""
+    return sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro", uri=True)
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_LETTERED = re.compile(r"\d+\.\d*[A-Za-z]+")
+
+
+def checked_date(text: str) -> str:
+    """``text`` if it is a real date written YYYY-MM-DD, else ValueError (a date
+    is compared as text with the releases' dates: "2005-1-1" or "20050101" would
+    pick another release than the one meant).
+
+    >>> checked_date("2004-10-01")
+    '2004-10-01'
+    >>> checked_date("2005-02-30")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a date: '2005-02-30' (give YYYY-MM-DD, e.g. 2004-10-01)
+    """
+    try:
+        if _ISO_DATE.fullmatch(text):
+            date.fromisoformat(text)
+            return text
+    except ValueError:
+        pass
+    raise ValueError(f"not a date: {text!r} (give YYYY-MM-DD, e.g. 2004-10-01)")
+
+
+def cited_number(text: str) -> str:
+    """A citation as people write it: ``CR 502.32a``, ``rule 502.32a.``, ``502.32a``.
+
+    Rules are lettered in lower case; a capital is taken as the letter it is.
+
+    >>> cited_number("CR 502.32a"), cited_number("rule 702. 37a."), cited_number("702.42A")
+    ('502.32a', '702.37a', '702.42a')
+    >>> cited_number("702.19a,"), cited_number("(CR 702.19a)"), cited_number("７０２.１９a")
+    ('702.19a', '702.19a', '702.19a')
+    """
+    # As it stood in a sentence ("702.19a,", "(702.19a)"), in full-width digits ("７０２.１９a").
+    text = unicodedata.normalize("NFKC", text).strip().rstrip(",;:").strip("()[]")
+    words = text.split(None, 1)
+    if len(words) == 2 and words[0].casefold().rstrip(".") in ("cr", "rule", "rules", "section"):
+        text = words[1]
+    number = normalise_number(text.strip())
+    return number.lower() if _LETTERED.fullmatch(number) else number
+
+
+class Published:
+    """A published folder's ``rules.sqlite``, for lineage questions.
+
+    ``sources``, ``releases`` (the chain's releases in date order) and
+    ``lineages`` are read whole (a few thousand rows); a rule's history and the
+    numbers each source wrote are looked up as asked (``history_of``,
+    ``lineage_at``, ``section_at``, ...). ``history``, ``numbers``, ``sections``
+    and ``twice`` give those whole, for tools that walk every lineage. Rows are
+    dicts of strings, as the CSVs have them. DatasetError when the file is not
+    a database this version wrote."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.path = out / DATABASE
+        if not self.path.is_file():
+            raise TraceError(missing(self.path))
+        self._con = connect(self.path)
+        try:
+            sources = self._all("SELECT * FROM sources ORDER BY rowid")
+            self._all("SELECT 1 FROM cited LIMIT 1")
+        except sqlite3.OperationalError as exc:  # no such table: a database of another version
+            raise DatasetError(f"{self.path}: {exc}: made by another version; run `python -m pipeline ingest "
+                               "--full` to rebuild it") from None
+        self.sources: dict[str, Row] = {r["source_id"]: r for r in sources}
+        # The chain's releases: each shares its own numbering. A copy of one, a
+        # truncated or suspect one, shares another's, though it states a date too.
+        chain = [s for s, r in self.sources.items() if r["effective_date"] and r.get("numbering_like", s) == s]
+        self.releases = sorted(chain, key=lambda s: (self.sources[s]["effective_date"], s))
+        self._histories: dict[str, list[Row]] = {}
+
+    @classmethod
+    def load(cls, out: Path) -> Published:
+        return cls(out)
+
+    def _all(self, sql: str, *args: object) -> list[Row]:
+        """The rows of a query as the CSVs have them: every cell a string, an empty one ''."""
+        cursor = self._con.execute(sql, args)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, ["" if v is None else v if type(v) is str else str(v) for v in row], strict=True))
+                for row in cursor]
+
+    @cached_property
+    def lineages(self) -> dict[str, Row]:
+        return {r["lineage_id"]: r for r in self._all("SELECT * FROM lineages ORDER BY rowid")}
+
+    def history_of(self, lid: str) -> list[Row]:
+        """The ``rule_history`` rows of a lineage, in their order."""
+        if "history" in self.__dict__:
+            return self.history.get(lid, [])
+        if lid not in self._histories:
+            self._histories[lid] = self._all("SELECT * FROM rule_history WHERE lineage_id = ? ORDER BY rowid", lid)
+        return self._histories[lid]
+
+    def rows_in(self, *sources: str) -> list[Row]:
+        """The numbered ``rule_history`` rows of these sources, lineage by lineage in the history's order."""
+        marks = ", ".join("?" * len(sources))
+        return self._all(
+            f"SELECT h.* FROM rule_history h WHERE h.source_id IN ({marks}) AND h.number_as_written IS NOT NULL "
+            "ORDER BY (SELECT min(f.rowid) FROM rule_history f WHERE f.lineage_id = h.lineage_id), h.rowid", *sources)
+
+    def lineage_at(self, source: str, number: str) -> str:
+        """The lineage of the rule ``source`` numbered ``number`` (normalised), or ''."""
+        found = self._all("SELECT lineage_id FROM cited WHERE source_id = ? AND number = ? AND kind = 'rule'",
+                          source, number)
+        return found[0]["lineage_id"] if found else ""
+
+    def twice_at(self, source: str, number: str) -> str:
+        """Why ``number`` is no one rule of ``source`` (it wrote it for two), or ''."""
+        found = self._all("SELECT m.reason FROM cited c JOIN renumber_map m ON m.rowid = c.map_row "
+                          "WHERE c.source_id = ? AND c.number = ? AND c.kind = 'twice'", source, number)
+        return found[0]["reason"] if found else ""
+
+    def section_at(self, source: str, number: str) -> Row | None:
+        """The ``renumber_map`` row of section ``number`` of ``source``, or None."""
+        found = self._all("SELECT m.* FROM cited c JOIN renumber_map m ON m.rowid = c.map_row "
+                          "WHERE c.source_id = ? AND c.number = ? AND c.kind = 'section'", source, number)
+        return found[0] if found else None
+
+    def having(self, number: str, kind: str = "rule") -> list[tuple[str, str]]:
+        """(source, lineage) of every source that wrote ``number`` for a ``rule`` (or a ``section``)."""
+        return [(r["source_id"], r["lineage_id"]) for r in
+                self._all("SELECT source_id, lineage_id FROM cited WHERE number = ? AND kind = ? ORDER BY position",
+                          number, kind)]
+
+    def sections_now(self, current: str) -> list[Row]:
+        """The ``renumber_map`` rows of every source's sections that are now ``current``
+        ('' for none), in ``renumber_map``'s order."""
+        return self._all("SELECT m.* FROM cited c JOIN renumber_map m ON m.rowid = c.map_row "
+                         "WHERE c.kind = 'section' AND c.canonical_number = ? ORDER BY c.position", current)
+
+    # Whole tables, for the tools that walk every lineage (and the tests' hand-traced keys).
+
+    @cached_property
+    def history(self) -> dict[str, list[Row]]:
+        history: dict[str, list[Row]] = {}
+        for r in self._all("SELECT * FROM rule_history ORDER BY rowid"):
+            history.setdefault(r["lineage_id"], []).append(r)
+        return history
+
+    def _cited(self, kind: str, column: str) -> dict[tuple[str, str], Any]:
+        sql = (f"SELECT c.source_id, c.number, {column} AS value FROM cited c JOIN renumber_map m "
+               "ON m.rowid = c.map_row WHERE c.kind = ? ORDER BY c.position")
+        return {(r["source_id"], r["number"]): r["value"] for r in self._all(sql, kind)}
+
+    @cached_property
+    def numbers(self) -> dict[tuple[str, str], str]:
+        """(source, number) -> lineage id."""
+        return self._cited("rule", "c.lineage_id")
+
+    @cached_property
+    def twice(self) -> dict[tuple[str, str], str]:
+        """(source, number) -> why it is no one rule (renumber_map's reason)."""
+        return self._cited("twice", "m.reason")
+
+    @cached_property
+    def sections(self) -> dict[tuple[str, str], Row]:
+        """(source, number) -> its renumber_map row."""
+        every = self._all("SELECT m.* FROM cited c JOIN renumber_map m ON m.rowid = c.map_row "
+                          "WHERE c.kind = 'section' ORDER BY c.position")
+        return {(r["source_id"], normalise_number(r["number_as_written"])): r for r in every}
+
+    # Where a number or a date points.
+
+    def release_on(self, as_of: str) -> str:
+        """The newest official release in effect on a date (YYYY-MM-DD)."""
+        try:
+            checked_date(as_of)
+        except ValueError as exc:
+            raise TraceError(str(exc)) from None
+        before = [s for s in self.releases if self.sources[s]["effective_date"] <= as_of]
+        if not before:
+            first = f"the first is {self.releases[0]}" if self.releases else "the dataset has no dated release"
+            raise TraceError(f"no release in effect on {as_of} ({first})")
+        return before[-1]
+
+    def known(self, source: str) -> str:
+        """``source``, if the dataset has it (an empty one: none asked for)."""
+        if source and source not in self.sources:
+            raise TraceError(f"no source {source!r} in the published dataset")
+        return source
+
+    def find(self, number: str, source: str = "", as_of: str = "") -> str:
+        """The lineage of a rule number: as ``source`` wrote it, as the release in
+        effect on ``as_of`` numbered it, or else a current number (or an old one
+        that only one lineage ever had)."""
+        number = cited_number(number)
+        if not number:
+            raise TraceError("no rule number given")
+        if as_of:
+            source = self.release_on(as_of)
+        if self.known(source):
+            lid = self.lineage_at(source, number)
+            twice = "" if lid else self.twice_at(source, number)
+            if twice:
+                raise TraceError(f"{source} has {number} {twice.removeprefix('written ')}: "
+                                 "give the current number of the one you mean")
+            if not lid:
+                sections = {s for s, _ in self.having(number, "section")}
+                elsewhere = [sid for sid in self.releases if sid in sections]
+                if elsewhere:  # a section number of other releases (702.42 in 2004)
+                    raise TraceError(f"{source} has no rule or section {number} (a section of {elsewhere[0]} to "
+                                     f"{elsewhere[-1]}: give a date or source in those years)")
+                rules = {s for s, _ in self.having(number)}
+                having = [sid for sid in self.releases if sid in rules]
+                if having:  # cited before it was written, or after it ended (502.32a in July 2003)
+                    raise TraceError(f"{source} has no rule {number} (releases {having[0]} to {having[-1]} have "
+                                     "one: give a date or source in those years)")
+                raise TraceError(f"{source} has no rule {number}")
+            return lid
+        current = [lid for lid, r in self.lineages.items() if r["canonical_number"] == number]
+        if current:
+            return current[0]
+        had = sorted({lid for _, lid in self.having(number)})
+        if len(had) == 1:
+            return had[0]
+        if not had:
+            raise TraceError(f"no rule {number} in any source")
+        spans = "; ".join(f"{lid} ({self._span(lid, number)})" for lid in had[:6])
+        raise TraceError(f"{number} was {len(had)} different rules over the years: {spans}. "
+                         "Say which with --source ID or --as-of YYYY-MM-DD")
+
+    def _span(self, lid: str, number: str) -> str:
+        dates = [r["effective_date"] for r in self.history_of(lid)
+                 if normalise_number(r["number_as_written"]) == number and r["effective_date"]]
+        return f"{dates[0]}..{dates[-1]}" if dates else "undated sources"

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.changes import change_of
-from pipeline.corpus.dedupe import normalise_number
 from pipeline.errors import TraceError
+from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import section_of, sort_key
-from pipeline.query.trace import Dataset, word_diff
+from pipeline.query.dataset import Published
+from pipeline.query.trace import word_diff
 
 ORDER = ("added", "removed", "moved", "edited", "moved+edited", "split", "merged")
 
@@ -26,7 +27,7 @@ def date_shaped(name: str) -> bool:
     return len(name) == 10 and name[4] == "-" and name[7] == "-"
 
 
-def _source(data: Dataset, name: str) -> str:
+def _source(data: Published, name: str) -> str:
     """A source id, or a date meaning the release in effect on it."""
     if name in data.sources:
         return name
@@ -37,9 +38,9 @@ def _source(data: Dataset, name: str) -> str:
 
 def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
     """The changes from source ``old`` to source ``new`` (ids or dates)."""
-    data = Dataset.load(out)
+    data = Published(out)
     old, new = _source(data, old), _source(data, new)
-    if section and not any((sid, section) in data.sections for sid in (old, new)):
+    if section and not any(data.section_at(sid, section) is not None for sid in (old, new)):
         raise TraceError(f"no section {section} in {old} or {new} (a section is a number such as 702.42)")
     date_new = data.sources[new]["effective_date"]
     date_old = data.sources[old]["effective_date"]
@@ -61,8 +62,11 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
     if new not in data.releases:
         notes.append(f"{new} is not a whole release ({_when(data, new)}): rules it lacks are not counted as removed")
     changes: list[dict[str, Any]] = []
-    for lid, rows in data.history.items():
-        here = {r["source_id"]: r for r in rows if r["number_as_written"]}
+    # Only a lineage numbered in one of the two can have changed between them.
+    numbered: dict[str, dict[str, dict[str, str]]] = {}
+    for r in data.rows_in(old, new):
+        numbered.setdefault(r["lineage_id"], {})[r["source_id"]] = r
+    for lid, here in numbered.items():
         a, b = here.get(old), here.get(new)
         line = data.lineages[lid]
         if a and b:
@@ -107,23 +111,23 @@ def _in_section(number: str, section: str) -> bool:
     return section_of(number) == section
 
 
-def _date(data: Dataset, sid: str) -> str:
+def _date(data: Published, sid: str) -> str:
     return data.sources.get(sid, {}).get("effective_date", "")
 
 
-def _placed(data: Dataset, sid: str) -> str:
+def _placed(data: Published, sid: str) -> str:
     """A source's date; an undated one is as old as the release it is numbered like."""
     return _date(data, sid) or _date(data, data.sources.get(sid, {}).get("numbering_like", ""))
 
 
-def _when(data: Dataset, sid: str) -> str:
+def _when(data: Published, sid: str) -> str:
     """A source's date, or for an undated one the release it is numbered like."""
     like = data.sources.get(sid, {}).get("numbering_like", "")
     return _date(data, sid) or (f"numbered as {like}, {_date(data, like)}" if like and _date(data, like) else "undated")
 
 
-def _row_in(data: Dataset, lid: str, sid: str) -> dict[str, str] | None:
-    return next((r for r in data.history.get(lid, []) if r["source_id"] == sid and r["number_as_written"]), None)
+def _row_in(data: Published, lid: str, sid: str) -> dict[str, str] | None:
+    return next((r for r in data.history_of(lid) if r["source_id"] == sid and r["number_as_written"]), None)
 
 
 def describe(result: dict[str, Any]) -> Iterator[str]:

@@ -2,51 +2,30 @@
 (current, or as some source or date cited it), show every version with word
 diffs, and resolve an old citation to its current number.
 
-Everything here reads ``out/`` (``lineages.csv``, ``rule_history.csv``,
-``renumber_map.csv``, ``sources.csv``); nothing re-runs the pipeline.
+Everything here reads the published ``rules.sqlite`` through
+``pipeline.query.dataset.Published``, a few rows per question; nothing re-runs
+the pipeline.
 """
 
 from __future__ import annotations
 
-import csv
-import re
-import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from datetime import date
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
 from pipeline.changes import change_of
-from pipeline.corpus.dedupe import normalise_number
 from pipeline.errors import TraceError
+from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import sort_key
-from pipeline.records import WRITTEN_TWICE
+from pipeline.query.dataset import Published, checked_date, cited_number, missing
+from pipeline.query.dataset import rows as _read  # noqa: F401  (the tools read CSVs with it)
 from pipeline.text import fold, folded_title
 
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def checked_date(text: str) -> str:
-    """``text`` if it is a real date written YYYY-MM-DD, else ValueError (a date
-    is compared as text with the releases' dates: "2005-1-1" or "20050101" would
-    pick another release than the one meant).
-
-    >>> checked_date("2004-10-01")
-    '2004-10-01'
-    >>> checked_date("2005-02-30")
-    Traceback (most recent call last):
-    ...
-    ValueError: not a date: '2005-02-30' (give YYYY-MM-DD, e.g. 2004-10-01)
-    """
-    try:
-        if _ISO_DATE.fullmatch(text):
-            date.fromisoformat(text)
-            return text
-    except ValueError:
-        pass
-    raise ValueError(f"not a date: {text!r} (give YYYY-MM-DD, e.g. 2004-10-01)")
+# The names the tools and tests used when this module read the CSVs itself.
+Dataset = Published
+__all__ = ["Dataset", "TraceError", "checked_date", "cited_number", "describe_resolved", "is_rule_row", "missing",
+           "resolve", "resolve_text", "trace", "trace_json", "word_diff"]
 
 
 def word_diff(old: str, new: str) -> str:
@@ -74,160 +53,21 @@ def word_diff(old: str, new: str) -> str:
     return " ".join(out)
 
 
-_LETTERED = re.compile(r"\d+\.\d*[A-Za-z]+")
-
-
-def cited_number(text: str) -> str:
-    """A citation as people write it: ``CR 502.32a``, ``rule 502.32a.``, ``502.32a``.
-
-    Rules are lettered in lower case; a capital is taken as the letter it is.
-
-    >>> cited_number("CR 502.32a"), cited_number("rule 702. 37a."), cited_number("702.42A")
-    ('502.32a', '702.37a', '702.42a')
-    >>> cited_number("702.19a,"), cited_number("(CR 702.19a)"), cited_number("７０２.１９a")
-    ('702.19a', '702.19a', '702.19a')
-    """
-    # As it stood in a sentence ("702.19a,", "(702.19a)"), in full-width digits ("７０２.１９a").
-    text = unicodedata.normalize("NFKC", text).strip().rstrip(",;:").strip("()[]")
-    words = text.split(None, 1)
-    if len(words) == 2 and words[0].casefold().rstrip(".") in ("cr", "rule", "rules", "section"):
-        text = words[1]
-    number = normalise_number(text.strip())
-    return number.lower() if _LETTERED.fullmatch(number) else number
-
-
-def missing(path: Path) -> str:
-    """What to say of a published table that is not there (run from another folder, say)."""
-    return (f"{path} not found: run `python -m pipeline ingest` first, or give the dataset's folder with --out "
-            f"(looked in {path.parent.resolve()})")
-
-
 def is_rule_row(row: dict[str, str]) -> bool:
     """Whether a ``renumber_map`` row maps a rule as its source numbered it (not
     a section's title, nor a cross-reference in another rule's text)."""
     return not row["title"] and row["method"] != "xref"
 
 
-def _read(out: Path, name: str) -> list[dict[str, str]]:
-    path = out / f"{name}.csv"
-    try:
-        with path.open(encoding="utf-8", newline="") as fh:
-            return list(csv.DictReader(fh))
-    except FileNotFoundError:
-        raise TraceError(missing(path)) from None
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise TraceError(f"{path} cannot be read ({exc}): run `python -m pipeline ingest` again") from None
-
-
-@dataclass
-class Dataset:
-    """The published tables that lineage questions need, indexed."""
-
-    lineages: dict[str, dict[str, str]]
-    history: dict[str, list[dict[str, str]]]
-    numbers: dict[tuple[str, str], str]  # (source, number) -> lineage id
-    sections: dict[tuple[str, str], dict[str, str]]  # (source, number) -> renumber_map row
-    sources: dict[str, dict[str, str]]
-    releases: list[str] = field(default_factory=list)  # official releases in date order
-    # (source, number) -> why it is no one rule: a number the source wrote for two (renumber_map's reason)
-    twice: dict[tuple[str, str], str] = field(default_factory=dict)
-
-    @classmethod
-    def load(cls, out: Path) -> Dataset:
-        lineages = {r["lineage_id"]: r for r in _read(out, "lineages")}
-        history: dict[str, list[dict[str, str]]] = {}
-        for r in _read(out, "rule_history"):
-            history.setdefault(r["lineage_id"], []).append(r)
-        numbers: dict[tuple[str, str], str] = {}
-        sections: dict[tuple[str, str], dict[str, str]] = {}
-        twice: dict[tuple[str, str], str] = {}
-        for r in _read(out, "renumber_map"):
-            key = (r["source_id"], normalise_number(r["number_as_written"]))
-            if r["title"] and len(key[1]) < 3:
-                continue  # a chapter ("5", Turn Structure): no rule, no section to trace
-            if r["title"]:
-                sections[key] = r
-            elif r["lineage_id"]:
-                numbers.setdefault(key, r["lineage_id"])
-            elif r["reason"].startswith(WRITTEN_TWICE):
-                twice[key] = r["reason"]
-        sources = {r["source_id"]: r for r in _read(out, "sources")}
-        # The chain's releases: each shares its own numbering. A copy of one, a
-        # truncated or suspect one, shares another's, though it states a date too.
-        chain = [s for s, r in sources.items() if r["effective_date"] and r.get("numbering_like", s) == s]
-        releases = sorted(chain, key=lambda s: (sources[s]["effective_date"], s))
-        return cls(lineages, history, numbers, sections, sources, releases, twice)
-
-    def release_on(self, as_of: str) -> str:
-        """The newest official release in effect on a date (YYYY-MM-DD)."""
-        try:
-            checked_date(as_of)
-        except ValueError as exc:
-            raise TraceError(str(exc)) from None
-        before = [s for s in self.releases if self.sources[s]["effective_date"] <= as_of]
-        if not before:
-            first = f"the first is {self.releases[0]}" if self.releases else "the dataset has no dated release"
-            raise TraceError(f"no release in effect on {as_of} ({first})")
-        return before[-1]
-
-    def known(self, source: str) -> str:
-        """``source``, if the dataset has it (an empty one: none asked for)."""
-        if source and source not in self.sources:
-            raise TraceError(f"no source {source!r} in the published dataset")
-        return source
-
-    def find(self, number: str, source: str = "", as_of: str = "") -> str:
-        """The lineage of a rule number: as ``source`` wrote it, as the release in
-        effect on ``as_of`` numbered it, or else a current number (or an old one
-        that only one lineage ever had)."""
-        number = cited_number(number)
-        if not number:
-            raise TraceError("no rule number given")
-        if as_of:
-            source = self.release_on(as_of)
-        if self.known(source):
-            lid = self.numbers.get((source, number))
-            if not lid and (source, number) in self.twice:
-                raise TraceError(f"{source} has {number} {self.twice[source, number].removeprefix('written ')}: "
-                                 "give the current number of the one you mean")
-            if not lid:
-                elsewhere = [sid for sid in self.releases if (sid, number) in self.sections]
-                if elsewhere:  # a section number of other releases (702.42 in 2004)
-                    raise TraceError(f"{source} has no rule or section {number} (a section of {elsewhere[0]} to "
-                                     f"{elsewhere[-1]}: give a date or source in those years)")
-                having = [sid for sid in self.releases if (sid, number) in self.numbers]
-                if having:  # cited before it was written, or after it ended (502.32a in July 2003)
-                    raise TraceError(f"{source} has no rule {number} (releases {having[0]} to {having[-1]} have "
-                                     "one: give a date or source in those years)")
-                raise TraceError(f"{source} has no rule {number}")
-            return lid
-        current = [lid for lid, r in self.lineages.items() if r["canonical_number"] == number]
-        if current:
-            return current[0]
-        had = sorted({lid for (_, n), lid in self.numbers.items() if n == number})
-        if len(had) == 1:
-            return had[0]
-        if not had:
-            raise TraceError(f"no rule {number} in any source")
-        spans = "; ".join(f"{lid} ({self._span(lid, number)})" for lid in had[:6])
-        raise TraceError(f"{number} was {len(had)} different rules over the years: {spans}. "
-                         "Say which with --source ID or --as-of YYYY-MM-DD")
-
-    def _span(self, lid: str, number: str) -> str:
-        dates = [r["effective_date"] for r in self.history.get(lid, [])
-                 if normalise_number(r["number_as_written"]) == number and r["effective_date"]]
-        return f"{dates[0]}..{dates[-1]}" if dates else "undated sources"
-
-
 def trace(out: Path, number: str, source: str = "", as_of: str = "") -> Iterator[str]:
     """Lines describing a rule's lineage: every version, its number then, word diffs."""
-    data = Dataset.load(out)
+    data = Published(out)
     if _is_section(data, number, source, as_of):
         yield from _trace_section(data, number, source, as_of)
         return
     lid = data.find(number, source, as_of)
     line = data.lineages[lid]
-    rows = data.history.get(lid, [])
+    rows = data.history_of(lid)
     now = line["canonical_number"] or f"ended ({line['ended']} in {line['ended_in']})"
     versions = sum(1 for r in rows if r["number_as_written"])
     yield f"Rule {cited_number(number)}: lineage {lid}, {versions} versions, now {now}"
@@ -248,25 +88,26 @@ def trace(out: Path, number: str, source: str = "", as_of: str = "") -> Iterator
             previous = text
 
 
-def _is_section(data: Dataset, number: str, source: str, as_of: str) -> bool:
+def _is_section(data: Published, number: str, source: str, as_of: str) -> bool:
     n = cited_number(number)
     if n[-1:].isalpha():
         return False
     where = data.release_on(as_of) if as_of else source or (data.releases[-1] if data.releases else "")
     # A section of the release it is read in, though a rule has its number now (502.2, First Strike until 2009).
-    if (where, n) in data.sections and (where, n) not in data.numbers:
+    if data.section_at(where, n) is not None and not data.lineage_at(where, n):
         return True
     if any(r["canonical_number"] == n for r in data.lineages.values()):
         return False
-    if not source and not as_of and not any(n == written for _, written in data.numbers):
-        older = [sid for sid in data.releases if (sid, n) in data.sections]
+    if not source and not as_of and not data.having(n):
+        sections = {s for s, _ in data.having(n, "section")}
+        older = [sid for sid in data.releases if sid in sections]
         if older:
             raise TraceError(f"{n} is a section of older releases ({older[0]} to {older[-1]}), not of the newest: "
                              "say which with --source ID or --as-of YYYY-MM-DD")
     return False
 
 
-def _section_versions(data: Dataset, number: str, source: str, as_of: str
+def _section_versions(data: Published, number: str, source: str, as_of: str
                       ) -> tuple[str, str, dict[str, str], list[dict[str, str]]]:
     """(number, the release it is read in, its renumber_map row, its versions:
     a renumber_map row per release that has it, in date order). A section that
@@ -275,7 +116,9 @@ def _section_versions(data: Dataset, number: str, source: str, as_of: str
     (Snow-Covered, 502.14 of 2001 to 2004)."""
     n = cited_number(number)
     where = data.release_on(as_of) if as_of else source or data.releases[-1]
-    row = data.sections[where, n]
+    row = data.section_at(where, n)
+    if row is None:
+        raise KeyError((where, n))
     current = row["canonical_number"]
     order = {sid: k for k, sid in enumerate(data.releases)}
     # Release by release from the one it is read in (a dump: the release it is
@@ -287,9 +130,9 @@ def _section_versions(data: Dataset, number: str, source: str, as_of: str
     # Abilities and its 415.7 Changing Targets are both 113 Targets), past
     # releases without it (216 Tokens was rules of 110 Permanents 2009-2019).
     alike: dict[str, list[dict[str, str]]] = {}
-    for (s, _), r in sorted(data.sections.items(), key=lambda kv: sort_key(kv[0][1])):
-        if s in order and r["canonical_number"] == current:
-            alike.setdefault(s, []).append(r)
+    for r in sorted(data.sections_now(current), key=lambda r: sort_key(normalise_number(r["number_as_written"]))):
+        if r["source_id"] in order:
+            alike.setdefault(r["source_id"], []).append(r)
     anchor = where if where in order else data.sources.get(where, {}).get("numbering_like", "")
     start = _same_section(alike.get(anchor, []), row)
     if anchor not in order or start is None:
@@ -319,14 +162,14 @@ def _same_section(candidates: list[dict[str, str]], like: dict[str, str]) -> dic
     return candidates[min(ranked)[2]] if ranked else None
 
 
-def _ended_in(data: Dataset, versions: list[dict[str, str]]) -> str:
+def _ended_in(data: Published, versions: list[dict[str, str]]) -> str:
     """The first release without an ended section's last version, or ''."""
     order = {sid: k for k, sid in enumerate(data.releases)}
     k = order.get(versions[-1]["source_id"], len(data.releases)) + 1 if versions else len(data.releases)
     return data.releases[k] if k < len(data.releases) else ""
 
 
-def _trace_section(data: Dataset, number: str, source: str, as_of: str) -> Iterator[str]:
+def _trace_section(data: Published, number: str, source: str, as_of: str) -> Iterator[str]:
     n, where, row, versions = _section_versions(data, number, source, as_of)
     current = row["canonical_number"]
     yield f"Section {n} of {where} ({row['title']}): now {current or 'no section of the newest release'}"
@@ -339,7 +182,7 @@ def _trace_section(data: Dataset, number: str, source: str, as_of: str) -> Itera
         yield f"{data.sources[gone]['effective_date']:<10}  {gone:<28} {'':<10} removed"
 
 
-def _resolved_section(data: Dataset, number: str, source: str, as_of: str) -> dict[str, Any]:
+def _resolved_section(data: Published, number: str, source: str, as_of: str) -> dict[str, Any]:
     n, where, row, versions = _section_versions(data, number, source, as_of)
     current = row["canonical_number"] or None
     chain, last = [], ""
@@ -368,19 +211,19 @@ def resolve(out: Path, number: str, source: str = "", as_of: str = "") -> dict[s
     and ``edited_in`` list the releases that renumbered and that reworded it
     since the cited version (when the status says it was, or it was split).
     """
-    data = Dataset.load(out)
+    data = Published(out)
     if _is_section(data, number, source, as_of):
         return _resolved_section(data, number, source, as_of)
     lid = data.find(number, source, as_of)
     return _resolved(data, lid, cited_number(number), source or (data.release_on(as_of) if as_of else ""))
 
 
-def _resolved(data: Dataset, lid: str, number: str, source: str) -> dict[str, Any]:
+def _resolved(data: Published, lid: str, number: str, source: str) -> dict[str, Any]:
     line = data.lineages[lid]
     # The chain's releases only: a dated copy (truncated, suspect) is no step of it.
     releases = set(data.releases)
-    rows = [r for r in data.history.get(lid, []) if r["source_id"] in releases and r["number_as_written"]]
-    cited = next((r for r in data.history.get(lid, []) if r["source_id"] == source), None)
+    rows = [r for r in data.history_of(lid) if r["source_id"] in releases and r["number_as_written"]]
+    cited = next((r for r in data.history_of(lid) if r["source_id"] == source), None)
     if cited is None:
         cited = next((r for r in rows if normalise_number(r["number_as_written"]) == number), rows[0] if rows else None)
     # An undated dump cites as the release whose numbering it shares.
@@ -450,7 +293,7 @@ def resolve_text(out: Path, text: str, source: str = "", as_of: str = "") -> lis
     number the release did not have is reported with an ``error``."""
     from pipeline.corpus.xrefs import citations
 
-    data = Dataset.load(out)
+    data = Published(out)
     where = data.release_on(as_of) if as_of else data.known(source)
     results = []
     for lineno, line in enumerate(text.splitlines(), 1):
@@ -471,10 +314,10 @@ def trace_json(out: Path, number: str, source: str = "", as_of: str = "") -> dic
     """The lineage of a rule as one JSON-ready object: the lineage row and its
     history rows (a section: its renumber_map row, and those of the releases
     that have the section it is now)."""
-    data = Dataset.load(out)
+    data = Published(out)
     if _is_section(data, number, source, as_of):
         _, _, row, versions = _section_versions(data, number, source, as_of)
         ended = {} if row["canonical_number"] else {"ended_in": _ended_in(data, versions) or None}
         return {"section": row, "history": versions, **ended}
     lid = data.find(number, source, as_of)
-    return {"lineage": data.lineages[lid], "history": data.history.get(lid, [])}
+    return {"lineage": data.lineages[lid], "history": data.history_of(lid)}
