@@ -18,7 +18,7 @@ import re
 import signal
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -55,7 +55,6 @@ from pipeline.query.trace import (
     trace,
     trace_json,
 )
-from pipeline.run import Settings  # ingest's defaults; loads the job's modules (Settings belongs in the core)
 
 EXIT_CODES = ("Exit codes: " + "; ".join(f"{int(code)} {meaning}" for code, meaning in MEANINGS.items())
               + f". Only {int(ExitCode.OK)} and {int(ExitCode.QUARANTINED)} publish.")
@@ -224,6 +223,23 @@ class _Bar:
             self.bar = None
 
 
+def _setting(name: str) -> Callable[[], int]:
+    """The default of a limit, read from ``Settings`` when needed: at start it would load the job."""
+    def default() -> int:
+        from pipeline.ingest.read import Settings
+
+        value: int = getattr(Settings(), name)
+        return value
+    return default
+
+
+class _Setting(click.Option):
+    """An option whose default is a ``_setting``: the help shows its value, not "(dynamic)"."""
+
+    def get_default(self, ctx: click.Context, call: bool = True) -> Any:
+        return super().get_default(ctx, call=True)
+
+
 @main.command(epilog=EXIT_CODES, short_help="Ingest RAW and publish the dataset to OUT.")
 @click.option("--raw", type=click.Path(path_type=Path, file_okay=False), default=Path("raw"),
               show_default=True, help="Folder of raw dumps (read recursively).")
@@ -235,9 +251,9 @@ class _Bar:
 @click.option("--full", is_flag=True, help="Ignore the cache and the unchanged-input shortcut; rebuild all.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Parse cache [default: .cache/ beside OUT].")
-@click.option("--max-file-bytes", type=click.IntRange(min=1), default=Settings().max_file_bytes,
+@click.option("--max-file-bytes", cls=_Setting, type=click.IntRange(min=1), default=_setting("max_file_bytes"),
               show_default=True, help="Larger files are quarantined.")
-@click.option("--max-line-chars", type=click.IntRange(min=1), default=Settings().max_line_chars,
+@click.option("--max-line-chars", cls=_Setting, type=click.IntRange(min=1), default=_setting("max_line_chars"),
               show_default=True, help="Files with a longer line are quarantined.")
 @click.option("--allow-shrink", is_flag=True,
               help="Publish even when the dataset shrinks far below the published one (sources or rules gone).")
@@ -248,6 +264,7 @@ def ingest(
     max_line_chars: int, allow_shrink: bool, quiet: bool, verbose: bool,
 ) -> None:
     """Ingest every file under RAW and publish the dataset to OUT."""
+    from pipeline.ingest.read import Settings
     from pipeline.job import run_job
     from pipeline.publish.folder import check_folders
 

@@ -25,9 +25,10 @@ from rapidfuzz import fuzz, process
 
 from pipeline.errors import TraceError
 from pipeline.ingest.read import source_id
-from pipeline.lineage.engine import Subjects
+from pipeline.lineage.evidence import Subjects
 from pipeline.lineage.thresholds import KEYWORD_SECTIONS
-from pipeline.query.trace import Dataset, _read, is_rule_row
+from pipeline.query.dataset import rows as table_rows
+from pipeline.query.trace import Dataset, is_rule_row
 from pipeline.text import folded, title_key
 from pipeline.tools import benchgen
 
@@ -258,7 +259,7 @@ def per_source(out: Path, data: Dataset) -> list[str]:
                      f"{removed + merged:>3} ended ({removed} removed, {merged} merged)")
     unmapped: Counter[str] = Counter()
     numbered: Counter[str] = Counter()
-    for r in _read(out, "renumber_map"):
+    for r in table_rows(out, "renumber_map"):
         if not is_rule_row(r) or r["source_id"] in data.releases:
             continue
         numbered[r["source_id"]] += 1

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from pipeline.errors import TraceError
 from pipeline.job import _previous_report, fingerprint, run_job
-from pipeline.query.trace import Dataset, _read, is_rule_row
+from pipeline.query.dataset import rows as table_rows
+from pipeline.query.trace import Dataset, is_rule_row
 from pipeline.run import Settings
 from pipeline.tools.bench import link_tree
 
@@ -67,7 +68,7 @@ def current_numbers(out: Path, releases: Sequence[str], ids: Mapping[str, str] |
     wanted = set(releases)
     keep = {sid for sid, full in ids.items() if full in wanted}
     return {(ids[r["source_id"]], r["number_as_written"]): (r["lineage_id"], r["canonical_number"])
-            for r in _read(out, "renumber_map")
+            for r in table_rows(out, "renumber_map")
             if r["source_id"] in keep and r["number_as_written"] and is_rule_row(r)}
 
 
@@ -100,7 +101,7 @@ def thinned_run(raw: Path, data: Dataset, releases: Sequence[str], work: Path) -
     out = work / "out"
     run_job(folder, out, Settings(), cache_dir=work / "cache")
     by_path = {data.sources[sid]["path"]: sid for sid in releases}
-    return out, {r["source_id"]: by_path[r["path"]] for r in _read(out, "sources") if r["path"] in by_path}
+    return out, {r["source_id"]: by_path[r["path"]] for r in table_rows(out, "sources") if r["path"] in by_path}
 
 
 def _made_with(out: Path) -> str:
