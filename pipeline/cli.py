@@ -224,12 +224,10 @@ class _Bar:
 
 
 def _setting(name: str) -> Callable[[], int]:
-    """The default of a limit, read from ``Settings`` when needed: at start it would load the job."""
+    """A limit's default, read from ``Settings`` when needed: at start it would load the job."""
     def default() -> int:
         from pipeline.ingest.read import Settings
-
-        value: int = getattr(Settings(), name)
-        return value
+        return int(getattr(Settings(), name))
     return default
 
 
@@ -538,27 +536,22 @@ def site_command(out: Path, dest: Path, raw: Path) -> None:
               help="Write the generated releases of the largest scale into bench/work/generated and stop.")
 def bench_command(corpus: Path | None, scale: int, unit_mb: float | None, max_rss_mb: float | None,
                   timeout: float | None, generate_only: bool) -> None:
-    """The benchmark of distinct releases: the whole job cold, cached and incremental on
-    the real releases in CORPUS, then with generated releases to SCALE x 90 MB, beside a
-    bare line scan and a bare Lark parse; results in bench/results/latest.json (see
-    bench/README.md). A CORPUS that is not a folder of releases exits 2."""
+    """The whole job cold, cached and incremental on the releases in CORPUS, then with
+    generated releases to SCALE x 90 MB, beside a bare line scan and Lark parse; results in
+    bench/results/latest.json (bench/README.md). A CORPUS not a folder of releases exits 2."""
     from pipeline.tools import bench
 
-    click.echo(bench.benchmark(corpus if corpus is not None else bench.ROOT / "raw", scale,
-                               unit_mb if unit_mb is not None else bench.UNIT / 1e6, max_rss_mb, timeout,
-                               generate_only))
+    click.echo(bench.benchmark(corpus, scale, unit_mb, max_rss_mb, timeout, generate_only))
 
 
 @main.command("bench-job", hidden=True)
-@click.argument("raw", type=click.Path(path_type=Path))
-@click.argument("out", type=click.Path(path_type=Path))
-@click.argument("cache", type=click.Path(path_type=Path))
+@click.argument("folders", nargs=3, type=click.Path(path_type=Path), metavar="RAW OUT CACHE")
 @click.option("--full", is_flag=True)
-def bench_job(raw: Path, out: Path, cache: Path, full: bool) -> None:
+def bench_job(folders: tuple[Path, Path, Path], full: bool) -> None:
     """One run of the job in a fresh process, described as JSON (``bench`` runs this)."""
     from pipeline.tools import bench
 
-    click.echo(json.dumps(bench.one_run(raw, out, cache, full)))
+    click.echo(json.dumps(bench.one_run(*folders, full)))
 
 
 @main.command("bench-refs", hidden=True)
@@ -573,8 +566,8 @@ def bench_refs(raw: Path) -> None:
 @main.command("lineage-report", short_help="Score the lineages against the hand-traced keys.")
 @click.argument("out", type=click.Path(path_type=Path), default=Path("out"))
 def lineage_report_command(out: Path) -> None:
-    """Score the published lineages in OUT (default out) against the hand-traced answer
-    keys (tests/data/*_key.csv), then count what starts and ends in each release."""
+    """Score the lineages in OUT (default out) against the hand-traced keys
+    (tests/data/*_key.csv); count what starts and ends in each release."""
     from pipeline.tools import lineage_report
 
     click.echo(lineage_report.scored(out))
@@ -595,10 +588,9 @@ def stability_command(raw: Path, out: Path) -> None:
 @main.command("tidy", short_help="Remove what the pipeline generated, nothing else.")
 @click.argument("outs", nargs=-1, metavar="[OUT]...")
 def tidy_command(outs: tuple[str, ...]) -> None:
-    """Remove what the pipeline generated in the current folder: the output folders OUT
-    (default out) as far as their marker lists the pipeline's files, their lock and
-    staging leftovers, the parse cache's entries, the benchmark's work and results, the
-    site's files and the bytecode caches. Whatever else is there stays, and is named."""
+    """Remove what the pipeline generated here: the folders OUT (default out) as far as
+    their marker lists, their leftovers, the parse cache, the benchmark's work, the site's
+    files, the bytecode caches. Whatever else is there stays, and is named."""
     from pipeline.tools.tidy import tidy
 
     for line in tidy(Path.cwd(), list(outs) or ["out"]):

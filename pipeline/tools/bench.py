@@ -297,14 +297,17 @@ def check_generated(out: Path, made: Sequence[benchgen.Release]) -> dict[str, An
     }
 
 
-def benchmark(corpus: Path = ROOT / "raw", scale: int = 1, unit_mb: float = UNIT / 1e6,
+def benchmark(corpus: Path | None = None, scale: int = 1, unit_mb: float | None = None,
               max_rss_mb: float | None = None, timeout: float | None = None, generate_only: bool = False) -> str:
     """``make bench`` (``python -m pipeline bench``): generate the releases, run every scale up
-    to ``scale`` (in units of ``unit_mb``), write ``bench/results/latest.json`` and return the
-    tables; with ``generate_only``, only write the generated releases. A run is killed over
+    to ``scale`` (in units of ``unit_mb``, default 90), write ``bench/results/latest.json`` and return the
+    tables; with ``generate_only``, only write the generated releases. ``corpus``: the bundled
+    ``raw/`` by default. A run is killed over
     ``max_rss_mb`` (default: 3/4 of the memory available now) or ``timeout`` seconds.
     A ``corpus`` that is not a folder of releases is a ``CorpusError``."""
-    given, corpus = corpus, corpus.resolve()
+    given = corpus if corpus is not None else ROOT / "raw"
+    corpus = given.resolve()
+    unit_mb = UNIT / 1e6 if unit_mb is None else unit_mb
     max_rss_mb = 0.75 * available_mb() if max_rss_mb is None else max_rss_mb
     # A mistyped folder would otherwise be timed as an empty corpus, and 90 MB
     # of generated releases as its 1x: figures of nothing the user meant. An
