@@ -70,8 +70,6 @@ def test_the_queries_load_no_heavy_module(bundled: tuple[Corpus, Path]) -> None:
         "diff.diff(out, 'cr-2025-09-19', 'cr-2026-04-17'), search.search(out / 'rules.sqlite', 'entwine')") == []
 
 
-@pytest.mark.xfail(strict=True, reason="cli.py imports pipeline.run at module level for ingest's option defaults "
-                   "(Settings belongs in the core): every command loads the stages")
 def test_the_query_commands_load_no_heavy_module(bundled: tuple[Corpus, Path]) -> None:
     _, out = bundled
     assert _heavy_after(

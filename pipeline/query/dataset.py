@@ -403,8 +403,9 @@ class Published:
         return cls(out)
 
     def _all(self, sql: str, *args: object) -> list[Row]:
-        """The rows of a query as the CSVs have them: every cell a string, an empty one ''."""
-        cursor = self._con.execute(sql, args)
+        """The rows of a query as the CSVs have them: every cell a string, an empty one ''.
+        ``args`` are its parameters, or one dict of named ones."""
+        cursor = self._con.execute(sql, args[0] if len(args) == 1 and isinstance(args[0], dict) else args)
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, ["" if v is None else v if type(v) is str else str(v) for v in row], strict=True))
                 for row in cursor]
@@ -421,12 +422,16 @@ class Published:
             self._histories[lid] = self._all("SELECT * FROM rule_history WHERE lineage_id = ? ORDER BY rowid", lid)
         return self._histories[lid]
 
-    def rows_in(self, *sources: str) -> list[Row]:
-        """The numbered ``rule_history`` rows of these sources, lineage by lineage in the history's order."""
-        marks = ", ".join("?" * len(sources))
+    def rows_in(self, old: str, new: str) -> list[Row]:
+        """The numbered ``rule_history`` rows of two sources, lineage by lineage in the
+        history's order (it is written a lineage at a time), but for a lineage
+        the two number and word alike: what can have changed from one to the other."""
         return self._all(
-            f"SELECT h.* FROM rule_history h WHERE h.source_id IN ({marks}) AND h.number_as_written IS NOT NULL "
-            "ORDER BY (SELECT min(f.rowid) FROM rule_history f WHERE f.lineage_id = h.lineage_id), h.rowid", *sources)
+            "SELECT * FROM rule_history h WHERE h.source_id IN (:old, :new) AND h.number_as_written IS NOT NULL "
+            "AND NOT EXISTS (SELECT 1 FROM rule_history o WHERE o.lineage_id = h.lineage_id AND o.source_id = "
+            " CASE h.source_id WHEN :old THEN :new ELSE :old END "
+            " AND o.number_as_written = h.number_as_written AND o.text IS h.text) ORDER BY h.rowid",
+            {"old": old, "new": new})
 
     def lineage_at(self, source: str, number: str) -> str:
         """The lineage of the rule ``source`` numbered ``number`` (normalised), or ''."""

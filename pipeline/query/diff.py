@@ -62,7 +62,7 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
     if new not in data.releases:
         notes.append(f"{new} is not a whole release ({_when(data, new)}): rules it lacks are not counted as removed")
     changes: list[dict[str, Any]] = []
-    # Only a lineage numbered in one of the two can have changed between them.
+    # Only a lineage numbered in one of the two, and not alike in both, can have changed between them.
     numbered: dict[str, dict[str, dict[str, str]]] = {}
     for r in data.rows_in(old, new):
         numbered.setdefault(r["lineage_id"], {})[r["source_id"]] = r
