@@ -27,8 +27,11 @@ from pipeline.corpus.clean import Vocabulary, clean
 from pipeline.errors import TraceError
 from pipeline.ingest.read import Settings, read_source
 from pipeline.job import run_job
-from pipeline.lineage import engine as lineage
-from pipeline.lineage import evidence, numbering
+from pipeline.lineage import context, evidence, leftovers, numbering, openings, pieces, renumbered
+from pipeline.lineage import engine as chain
+from pipeline.lineage.evidence import Release, Step, Subjects, similarity
+from pipeline.lineage.step import align_pair
+from pipeline.lineage.thresholds import MIN_FAR, MIN_NEAR, MIN_SAME_SECTION
 from pipeline.numbers import section_of, sort_key
 from pipeline.query.diff import diff
 from pipeline.query.trace import Dataset, _read, resolve
@@ -456,19 +459,19 @@ def test_a_rule_goes_on_where_the_releases_own_citations_say() -> None:
         "Splice is a static ability. To splice, follow the steps of rule 601.3c.",
         "Kicker is a static ability. See rule 601.3c.",
     ], ["115.3", "601.3c", "702.5a", "702.6a"])
-    a, b = lineage.Release.build("a", old), lineage.Release.build("b", new)
-    step = lineage.align_pair(a, b)
+    a, b = Release.build("a", old), Release.build("b", new)
+    step = align_pair(a, b)
     assert b.numbers[step.pairs[0]] == "601.3c"
     # The same, but the citing rules leave "601.2" as it was: the subset score decides.
     stale = _release([t.replace("601.3c", "601.2") for t in [el.text for el in new]], b.numbers)
-    step = lineage.align_pair(a, lineage.Release.build("c", stale))
+    step = align_pair(a, Release.build("c", stale))
     assert b.numbers[step.pairs[0]] == "115.3"
 
 
 def test_identical_releases_pair_every_rule_with_itself() -> None:
     els = _release(["Entwine is a static ability.", "Flying is evasion.", "Multiple instances are redundant."])
-    a = lineage.Release.build("a", els)
-    step = lineage.align_pair(a, a)
+    a = Release.build("a", els)
+    step = align_pair(a, a)
     assert step.pairs == {0: 0, 1: 1, 2: 2}
 
 
@@ -505,12 +508,12 @@ def test_a_weak_pair_must_keep_the_longer_words_of_one_of_the_two() -> None:
     status = ("If a permanent phases out, its status changes to phased out. Except for rules and effects that "
               "specifically mention phased-out permanents, a phased-out permanent is treated as though it "
               "does not exist.")
-    old = lineage.Release.build("old", _release([kept[0], dropped, kept[1]], ["502.15a", "502.15e", "502.15p"]))
-    new = lineage.Release.build("new", _release([kept[0], status, kept[1]], ["702.23a", "702.23b", "702.23m"]))
-    step = lineage.align_pair(old, new)
+    old = Release.build("old", _release([kept[0], dropped, kept[1]], ["502.15a", "502.15e", "502.15p"]))
+    new = Release.build("new", _release([kept[0], status, kept[1]], ["702.23a", "702.23b", "702.23m"]))
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 2: 2} and 1 not in step.merged_into
     reworded = "When a permanent phases out, the damage that was dealt to it is removed from it."
-    step = lineage.align_pair(old, lineage.Release.build("new", _release([kept[0], reworded, kept[1]], new.numbers)))
+    step = align_pair(old, Release.build("new", _release([kept[0], reworded, kept[1]], new.numbers)))
     assert step.pairs == {0: 0, 1: 1, 2: 2}
 
 
@@ -518,17 +521,17 @@ def test_of_two_pieces_opening_alike_a_rule_goes_on_in_the_one_with_its_very_fir
     """2009's 419.1a ("effects that use the word 'instead' ...", with a clause on
     "skip") was cut into 613.1a, which opens with its first sentence, and 613.1b,
     on "skip", which opens almost alike and holds a few more of its words."""
-    old = lineage.Release.build("old", _release([
+    old = Release.build("old", _release([
         'Effects that use the word "instead" are replacement effects. Most replacement effects use the word '
         '"instead" to indicate what events will be replaced with other events and use the word "skip" to '
         'indicate what events, steps, phases, or turns will be replaced with nothing.'], ["419.1a"]))
-    new = lineage.Release.build("new", _release([
+    new = Release.build("new", _release([
         'Effects that use the word "instead" are replacement effects. Most replacement effects use the word '
         '"instead" to indicate what events will be replaced with other events.',
         'Effects that use the word "skip" are replacement effects. These replacement effects use the word '
         '"skip" to indicate what events, steps, phases, or turns will be replaced with nothing.'],
         ["613.1a", "613.1b"]))
-    assert lineage.align_pair(old, new).pairs == {0: 0}
+    assert align_pair(old, new).pairs == {0: 0}
 
 
 def test_a_rule_goes_on_under_its_number_and_opening_not_in_a_longer_piece_cut_from_it() -> None:
@@ -540,18 +543,18 @@ def test_a_rule_goes_on_under_its_number_and_opening_not_in_a_longer_piece_cut_f
                     "convert (turn over to its other face) and/or allow the card to be cast or enter the battlefield "
                     "transformed or converted (with its back face up).")
     kept = ["Each face of a double-faced card has its own set of characteristics."]
-    old = lineage.Release.build("old", _release([
+    old = Release.build("old", _release([
         "A double-faced card has a Magic card face on each side rather than a Magic card face on one side and "
         "a Magic card back on the other. There are two kinds of double-faced cards. Transforming double-faced "
         f"cards {transforming} Modal double-faced cards have two faces that are independent from one another, "
         "and they can't transform or convert.", *kept], ["712.1", "712.4"]))
-    new = lineage.Release.build("new", _release([
+    new = Release.build("new", _release([
         "A double-faced card has a Magic card face on one side and either a Magic card face or half of an "
         "oversized card face on the other. (It does not have a Magic card back.) There are three kinds of "
         "double-faced cards: transforming double-faced cards, modal double-faced cards, and meld cards.",
         f"Transforming double-faced cards have a Magic card face on each side and {transforming}", *kept],
         ["712.1", "712.2", "712.5"]))
-    assert lineage.align_pair(old, new).pairs == {0: 0, 1: 2}
+    assert align_pair(old, new).pairs == {0: 0, 1: 2}
 
 
 def test_a_rule_moves_into_a_new_section_only_from_its_own_chapter() -> None:
@@ -561,17 +564,17 @@ def test_a_rule_moves_into_a_new_section_only_from_its_own_chapter() -> None:
     teams = "The Teams variant is a multiplayer variant played among teams."
     dropped = "The Grand Melee variant uses the normal rules for winning and losing the game."
     added = "The Commander variant includes the following specification for winning and losing the game."
-    old = lineage.Release.build("old", _release([*kept, dropped, teams], ["808.1", "808.2", "808.6", "809.1"]))
+    old = Release.build("old", _release([*kept, dropped, teams], ["808.1", "808.2", "808.6", "809.1"]))
 
-    def new(number: str) -> lineage.Release:
+    def new(number: str) -> Release:
         title = Element("r", 100, 100, "section", f"{section_of(number)}. Commander", body="Commander",
                         number_as_written=section_of(number), text="Commander")
-        return lineage.Release.build("new", _release([*kept, teams, added], ["808.1", "808.2", "809.1", number])
+        return Release.build("new", _release([*kept, teams, added], ["808.1", "808.2", "809.1", number])
                                      + [title])
 
-    assert lineage.align_pair(old, new("903.12")).pairs == {0: 0, 1: 1, 3: 2}
+    assert align_pair(old, new("903.12")).pairs == {0: 0, 1: 1, 3: 2}
     # Into a new section of its own chapter, it may go.
-    assert lineage.align_pair(old, new("812.12")).pairs == {0: 0, 1: 1, 2: 3, 3: 2}
+    assert align_pair(old, new("812.12")).pairs == {0: 0, 1: 1, 2: 3, 3: 2}
 
 
 def test_a_rule_keeps_its_number_only_if_it_keeps_some_of_its_words() -> None:
@@ -581,16 +584,16 @@ def test_a_rule_keeps_its_number_only_if_it_keeps_some_of_its_words() -> None:
     skipped = ("Anything scheduled for a skipped step, phase, or turn won't happen. Anything scheduled for the "
                "next occurrence of something waits for the first occurrence that isn't skipped.")
     draws = "Some effects replace card draws. These effects are applied even if no cards could be drawn."
-    old = lineage.Release.build("old", _release([
+    old = Release.build("old", _release([
         skipped, 'Some replacement effects say "instead choose one -- ." Such effects are called modal replacement '
         "effects. The mode is chosen as the replacement effect is applied. If a modal replacement effect would "
         "apply to multiple events, a different mode may be chosen for each event.", draws],
         ["419.6f", "419.6g", "419.6h"]))
-    new = lineage.Release.build("new", _release([
+    new = Release.build("new", _release([
         skipped, "Some effects cause a player to skip a step, phase, or turn, then another action. That action is "
         "considered to be the first thing that happens during the next step, phase, or turn to actually occur.",
         draws], ["419.6f", "419.6g", "419.6h"]))
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 2: 2} and 1 not in step.merged_into
 
 
@@ -601,25 +604,25 @@ def test_a_rule_absorbed_by_its_neighbour_is_merged_not_paired_loosely() -> None
     numbers = ["701.22a", "701.23a", "701.24a", "701.25a", "701.25b", "701.25c", "701.25d"]
     titles = [Element("r", 100 + k, 100 + k, "section", f"701.{k}. {t}", body=t, number_as_written=f"701.{k}", text=t)
               for k, t in ((22, "Exile"), (23, "Scry"), (24, "Sacrifice"), (25, "Transform"))]
-    old = lineage.Release.build("old", _release(kept + _TRANSFORM_OLD, numbers[:6]) + titles)
-    new = lineage.Release.build("new", _release(kept + _TRANSFORM_NEW, numbers[:6]) + titles)
-    step = lineage.align_pair(old, new)
+    old = Release.build("old", _release(kept + _TRANSFORM_OLD, numbers[:6]) + titles)
+    new = Release.build("new", _release(kept + _TRANSFORM_NEW, numbers[:6]) + titles)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 1: 1, 2: 2, 3: 3, 5: 4}
     assert step.merged_into == {4: 3}
     # Restated by a free rule as well as absorbed: then it continues there.
     restated = [*_TRANSFORM_NEW, "To transform a permanent, turn it over so its other face is up."]
-    new = lineage.Release.build("new", _release(kept + restated, numbers) + titles)
-    step = lineage.align_pair(old, new)
+    new = Release.build("new", _release(kept + restated, numbers) + titles)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 1: 1, 2: 2, 3: 3, 4: 6, 5: 4} and not step.merged_into
 
 
-def _section_release(sid: str, section: str, title: str, rules: list[tuple[str, str]]) -> lineage.Release:
+def _section_release(sid: str, section: str, title: str, rules: list[tuple[str, str]]) -> Release:
     """A release of one section: its title line, then its rules under it."""
     elements = [Element(sid, 1, 1, "section", f"{section}. {title}", body=title, number_as_written=section,
                         text=title)]
     elements += [Element(sid, k + 2, k + 2, "rule", f"{n} {t}", body=t, number_as_written=n, parent_line=1, text=t)
                  for k, (n, t) in enumerate(rules)]
-    return lineage.Release.build(sid, elements)
+    return Release.build(sid, elements)
 
 
 def test_a_keywords_definition_goes_on_in_its_definition() -> None:
@@ -635,14 +638,14 @@ def test_a_keywords_definition_goes_on_in_its_definition() -> None:
                     "controller, or its owner if it has no controller, to gain that much life (in addition to "
                     "any other results that damage causes). See rule 118.3."),
         ("702.13b", "Multiple instances of lifelink on the same object are redundant.")])
-    assert lineage.align_pair(old, new).pairs.get(0) == 0
+    assert align_pair(old, new).pairs.get(0) == 0
 
 
 def test_two_definitions_for_one_keyword_section_are_neither_paired() -> None:
     """Two old keyword sections paired with one new one (bands with other went
     into banding) each have a definition left over: the new definition was
     paired with both (one new rule, two lineages). Now with neither."""
-    def release(sid: str, sections: list[tuple[str, str, list[tuple[str, str]]]]) -> lineage.Release:
+    def release(sid: str, sections: list[tuple[str, str, list[tuple[str, str]]]]) -> Release:
         elements, line = [], 1
         for number, title, rules in sections:
             head = line
@@ -653,16 +656,16 @@ def test_two_definitions_for_one_keyword_section_are_neither_paired() -> None:
                 elements.append(Element(sid, line, line, "rule", f"{n} {text}", body=text, number_as_written=n,
                                         parent_line=head, text=text))
             line += 1
-        return lineage.Release.build(sid, elements)
+        return Release.build(sid, elements)
 
     old = release("old", [("502.10", "Banding", [("502.10a", "Banding is an ability of old creatures, quirky.")]),
                           ("502.11", "Bands with other", [("502.11a", "Bands with other is a variant of banding.")])])
     new = release("new", [("702.21", "Banding", [("702.21a", "Banding is a static ability that modifies combat.")])])
-    step = lineage.Step(sections={"502.10": "702.21", "502.11": "702.21"})
-    lineage._keyword_defined(old, new, step)
+    step = Step(sections={"502.10": "702.21", "502.11": "702.21"})
+    leftovers._keyword_defined(old, new, step)
     assert step.pairs == {}
-    step = lineage.Step(sections={"502.10": "702.21"})
-    lineage._keyword_defined(old, new, step)
+    step = Step(sections={"502.10": "702.21"})
+    leftovers._keyword_defined(old, new, step)
     assert step.pairs == {0: 0}
 
 
@@ -687,7 +690,7 @@ def test_a_rule_goes_on_in_the_rule_it_opens_word_for_word() -> None:
                    'Abilities.") The land is treated as if its text box included, "{oT}: Add [mana symbol] to '
                    'your mana pool," even if the text box doesn\'t actually contain text. Plains produce white '
                    "mana; Islands, blue; Swamps, black; Mountains, red; and Forests, green.")])
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0} and step.merged_into == {1: 0}
 
 
@@ -746,7 +749,7 @@ def test_a_rule_goes_on_where_its_number_opens_with_it_in_other_words(
     kept = (f"{section}.20", "This rule keeps its number and its words from one release to the next.")
     old = _section_release("old", section, "Flipping a Coin", [*old_rules, kept])
     new = _section_release("new", section, "Flipping a Coin", [*new_rules, kept])
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert (step.pairs, step.merged_into) == ({**pairs, len(old_rules): len(new_rules)}, merged)
 
 
@@ -757,22 +760,22 @@ def test_of_two_rules_gone_into_one_the_one_that_opens_it_goes_on() -> None:
     it by their shared example and 501.1 was merged in. 501.1 goes on there."""
     blocks = ("As part of declaring blockers, the defending player checks each creature he or she controls to "
               "see whether it must block, can't block, or has some other blocking restriction or requirement.")
-    old = lineage.Release.build("old", _release([
+    old = Release.build("old", _release([
         blocks,
         "Evasion abilities restrict what can block an attacking creature. These are static abilities that modify "
         "the declare blockers step of the combat phase.",
         "Evasion abilities are cumulative."], ["500.3", "501.1", "501.2"]))
-    new = lineage.Release.build("new", _release([
+    new = Release.build("new", _release([
         blocks,
         "An evasion ability is an ability an attacking creature has that restricts what can block it. Evasion "
         "abilities are static abilities that modify the declare blockers step of the combat phase. If a creature "
         "gains or loses an evasion ability after a legal block has been declared, it doesn't affect that block. "
         "Evasion abilities are cumulative."], ["500.3", "500.3a"]))
-    step = lineage.Step(pairs={0: 0, 2: 1}, scores={0: 100.0, 2: 70.0}, merged_into={1: 1})
+    step = Step(pairs={0: 0, 2: 1}, scores={0: 100.0, 2: 70.0}, merged_into={1: 1})
     step.sections = {"500": "500", "501": "500"}
-    lineage._kept_number_opens(old, new, step)
+    openings._kept_number_opens(old, new, step)
     assert (step.pairs, step.merged_into) == ({0: 0, 1: 1}, {})  # 501.2 is left over ...
-    lineage._splits_and_merges(old, new, step, lineage.Subjects.of(old, new))
+    pieces._splits_and_merges(old, new, step, Subjects.of(old, new))
     assert step.merged_into == {2: 1}  # ... and merged in by the pass after
 
 
@@ -784,7 +787,7 @@ def test_each_others_best_pairs_one_to_one_only_clear_winners(rows: list[list[in
     import numpy as np
 
     scores = np.array(rows, dtype=np.float32)
-    found = lineage._each_others_best(scores, lambda top, second: top > second)
+    found = renumbered._each_others_best(scores, lambda top, second: top > second)
     assert len({r for r, _ in found}) == len(found) == len({c for _, c in found})
     for r, c in found:
         others = [*np.delete(scores[r], c), *np.delete(scores[:, c], r)]
@@ -814,7 +817,7 @@ def test_a_rule_cut_into_a_list_goes_on_in_the_header_that_announces_it() -> Non
         ("402.8b", "An ability that states which zones it functions in functions only from those zones."),
         ("402.8g", "An ability whose cost or effect specifies that it moves the object it's on out of a "
                    "particular zone functions only in that zone.")])
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 1: 1} and step.split_from.get(4) == 1
 
 
@@ -830,7 +833,7 @@ def test_a_rule_gone_whole_into_the_one_item_under_a_new_header_goes_on_there() 
         ("103.4", "Each player draws a number of cards as follows:"),
         ("103.4a", "Each player draws a number of cards equal to his or her starting hand size, which is "
                    "normally seven cards.")])
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 1: 2}
 
 
@@ -856,7 +859,7 @@ def test_a_rule_cut_into_subrules_goes_on_in_the_rule_over_them_that_keeps_its_o
                    "a certain number of loyalty counters, as shown by the loyalty symbol in the ability's cost."),
         ("306.7b", "An ability with a negative loyalty cost can't be activated unless the planeswalker has at "
                    "least that many loyalty counters on it.")])
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 1: 1}
 
 
@@ -884,7 +887,7 @@ def test_a_rule_whose_inline_items_became_subrules_goes_on_in_the_rule_over_them
         ("605.1b", "A triggered ability without a target that triggers from activating a mana ability and could put "
                    "mana into a player's mana pool when it resolves is a mana ability."),
         ("605.2", "A mana ability remains a mana ability even if the game state doesn't allow it to produce mana.")])
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 1: 3}
     assert step.split_from.get(1) == 0
 
@@ -894,13 +897,13 @@ def test_an_identical_copy_in_a_new_section_does_not_take_a_rule_restated_at_hom
     204.2a (its words and "See section 3"); the new section 3 opens with 300.1,
     worded as 205.2a was, a copy."""
     types = "The card types are artifact, creature, enchantment, instant, land, planeswalker, sorcery, and tribal."
-    old = lineage.Release.build("old", [
+    old = Release.build("old", [
         Element("old", 1, 1, "section", "205.2. Type Line", body="Type Line", number_as_written="205.2",
                 text="Type Line"),
         Element("old", 2, 2, "rule", f"205.2a {types}", body=types, number_as_written="205.2a", parent_line=1,
                 text=types)])
     home = f'{types} See section 3, "Card Types."'
-    new = lineage.Release.build("new", [
+    new = Release.build("new", [
         Element("new", 1, 1, "section", "204.2. Type Line", body="Type Line", number_as_written="204.2",
                 text="Type Line"),
         Element("new", 2, 2, "rule", f"204.2a {home}", body=home, number_as_written="204.2a", parent_line=1,
@@ -908,7 +911,7 @@ def test_an_identical_copy_in_a_new_section_does_not_take_a_rule_restated_at_hom
         Element("new", 3, 3, "section", "300. General", body="General", number_as_written="300", text="General"),
         Element("new", 4, 4, "rule", f"300.1. {types}", body=types, number_as_written="300.1", parent_line=3,
                 text=types)])
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0}
 
 
@@ -918,14 +921,14 @@ def test_a_split_rule_goes_on_in_the_piece_that_kept_its_first_sentence() -> Non
     its first sentence; the lineage goes on in 210.1a."""
     kept = ["The expansion symbol indicates the set the card is from.",
             "Legal text lists the copyright information. It has no effect on game play."]
-    old = lineage.Release.build("old", _release(
+    old = Release.build("old", _release(
         [*kept, "The illustration credit for a card is printed directly below the text box. "
                 "The credit has no effect on game play."], ["208.1", "209.2", "209.1"]))
-    new = lineage.Release.build("new", _release(
+    new = Release.build("new", _release(
         [*kept, "Each card features text printed below the text box that has no effect on game play.",
          "The illustration credit for a card is printed on the first line below the text box. "
          "It follows the abbreviation Illus."], ["208.1", "209.2", "210.1", "210.1a"]))
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 1: 1, 2: 3}
 
 
@@ -940,12 +943,12 @@ def test_a_rule_split_into_pieces_it_wholly_holds_goes_on_in_the_one_with_its_fi
     tail_2 = ("If an effect would have a player both draw a card and perform an additional action on that card, "
               "and the draw is replaced, the additional action is not performed on any cards that are drawn.")
     other = f"{head} Those effects are applied even if no cards could be drawn."
-    old = lineage.Release.build("old", _release(
+    old = Release.build("old", _release(
         ["Hexproof is a static ability.", other, f"{head} {tail_1} {tail_2}"], ["101.1", "101.2", "101.3"]))
-    new = lineage.Release.build("new", _release(
+    new = Release.build("new", _release(
         ["Hexproof is a static ability.", other, head, tail_1, tail_2],
         ["101.1", "101.2", "201.1", "201.1a", "201.1b"]))
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 1: 1, 2: 2}
     assert step.split_from == {3: 2, 4: 2}
 
@@ -967,10 +970,10 @@ def test_a_rule_cut_into_a_list_goes_on_in_the_piece_that_opens_as_it_did() -> N
     new_text = (f"{opening}, and {effects}. However, some triggered abilities are exceptions to this rule; the game "
                 "looks back in time to determine if those abilities trigger. The list of exceptions is as follows:")
     kept = ["Hexproof is a static ability.", "Flanking is a triggered ability."]
-    old = lineage.Release.build("old", _release([*kept, old_text], ["603.5", "603.6c", "603.6d"]))
-    new = lineage.Release.build("new", _release([*kept, new_text, *exceptions],
+    old = Release.build("old", _release([*kept, old_text], ["603.5", "603.6c", "603.6d"]))
+    new = Release.build("new", _release([*kept, new_text, *exceptions],
                                                 ["603.5", "603.6c", "603.10", "603.10a", "603.10b"]))
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 1: 1, 2: 2}
     assert step.split_from == {3: 2, 4: 2}
 
@@ -996,13 +999,13 @@ def test_a_rule_split_into_its_exceptions_goes_on_in_the_piece_that_opens_with_i
                 "At the end of a subgame of a Vanguard game, each player moves his or her vanguard card from the "
                 "subgame command zone to the main-game command zone."]
     kept = ["Hexproof is a static ability.", "Flanking is a triggered ability."]
-    old = lineage.Release.build("old", _release([*kept, old_text, *subgames], ["612.5", "612.6a", "612.6b",
+    old = Release.build("old", _release([*kept, old_text, *subgames], ["612.5", "612.6a", "612.6b",
                                                                                 "612.7a", "612.7b"]))
-    new = lineage.Release.build("new", _release(
+    new = Release.build("new", _release(
         [*kept, new_text, aura, together, subgames[0].replace("face-up ", ""),
          subgames[1].replace("his or her", "their")],
         ["612.5", "612.6a", "612.6c", "612.6d", "612.6e", "612.7a", "612.7b"]))
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 1: 1, 2: 2, 3: 5, 4: 6}
     assert step.split_from == {3: 2, 4: 2}
 
@@ -1025,18 +1028,18 @@ def test_a_rule_cut_into_itself_and_new_subrules_goes_on_under_its_number() -> N
     mana = "any unused mana left in a player's mana pool empties. This turn-based action doesn't use the stack."
     kept = ["A step in which no players receive priority ends when all specified actions are completed.",
             "When a phase or step begins, any abilities that trigger at the beginning of that phase trigger."]
-    old = lineage.Release.build("old", _release(
+    old = Release.build("old", _release(
         [kept[0], f"When a step or phase ends, {mana}",
          f"When a phase or step ends, any effects scheduled to last until end of that phase or step expire. "
          f"{begins} {combat} {turn}", kept[1]],
         ["500.3", "500.4", "500.5", "500.6"], "old") + _titled("old", ("500", "General")))
-    new = lineage.Release.build("new", _release(
+    new = Release.build("new", _release(
         [kept[0], "As a step or phase begins, if there are effects that last until that step or phase, those "
                   "effects expire.",
          "As a step or phase ends, if there are effects that last until the end of that step or phase, those "
          f"effects expire. Then {mana.replace('unused', 'unspent')}", combat, turn, kept[1]],
         ["500.3", "500.4", "500.5", "500.5a", "500.5b", "500.6"], "new") + _titled("new", ("500", "General")))
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 2: 2, 3: 5}
     assert step.split_from == {3: 2, 4: 2}
     assert step.merged_into == {1: 2}
@@ -1050,16 +1053,16 @@ def test_a_rule_whose_opening_went_to_a_new_subrule_goes_on_there() -> None:
     kept = ["First, the active player declares attackers. This turn-based action doesn't use the stack.",
             "Abilities that trigger on a creature attacking trigger only at the point the creature is declared "
             "as an attacker."]
-    old = lineage.Release.build("old", _release(
+    old = Release.build("old", _release(
         [kept[0], "Second, any abilities that triggered on attackers being declared go on the stack. (See rule "
                   "603, Handling Triggered Abilities.)", kept[1]], ["508.1", "508.2", "508.2a"], "old")
         + _titled("old", ("508", "Declare Attackers Step")))
-    new = lineage.Release.build("new", _release(
+    new = Release.build("new", _release(
         [kept[0], "Second, the active player gets priority. (See rule 117, Timing and Priority.)", kept[1],
          "Any abilities that triggered on attackers being declared or that triggered during the process are put "
          "onto the stack before the active player gets priority; the order in which they triggered doesn't matter."],
         ["508.1", "508.2", "508.2a", "508.2b"], "new") + _titled("new", ("508", "Declare Attackers Step")))
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs[1] == 3
 
 
@@ -1076,12 +1079,12 @@ def test_a_rule_goes_with_its_block_when_that_is_closer_letter_by_letter() -> No
             "as shown by the loyalty symbol in the ability's cost.")
     kept = ["Loyalty is a characteristic only planeswalkers have.", "Planeswalkers can be attacked.",
             "Damage dealt to a planeswalker results in that many loyalty counters being removed from it."]
-    old = lineage.Release.build("old", _release(
+    old = Release.build("old", _release(
         [kept[0], kept[1], activate.format("an ability of a planeswalker"),
          cost.format("an ability of a planeswalker", "planeswalker"), kept[2]],
         ["306.5", "306.6", "306.7", "306.7a", "306.8"], "old")
         + _titled("old", ("306", "Planeswalkers")))
-    new = lineage.Release.build("new", _release(
+    new = Release.build("new", _release(
         [kept[0], "Each planeswalker has a number of loyalty abilities. Loyalty abilities follow special rules: "
                   + activate.format("an ability of a planeswalker"), kept[1], kept[2],
          "Some activated abilities are loyalty abilities.",
@@ -1091,7 +1094,7 @@ def test_a_rule_goes_with_its_block_when_that_is_closer_letter_by_letter() -> No
          cost.format("a loyalty ability of a permanent", "permanent")],
         ["306.5", "306.5a", "306.6", "306.7", "606.1", "606.2", "606.3"], "new")
         + _titled("new", ("306", "Planeswalkers"), ("606", "Loyalty Abilities")))
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 1: 2, 2: 5, 3: 6, 4: 3}
 
 
@@ -1113,19 +1116,19 @@ def test_a_rule_follows_its_section_mates_into_a_section_of_another_title() -> N
     # the new, so that 713 is far from where 421.1 stood.
     kept = ["These Magic rules apply to any Magic game.", "There is no maximum deck size.",
             "A subgame can be created within a subgame."]
-    old = lineage.Release.build("old", _release(
+    old = Release.build("old", _release(
         [*kept, "Occasionally the game can get into a state in which a set of actions could be repeated forever. These "
          'rules (sometimes called the "infinity rules") govern how to break such loops.', gone[0], gone[1], draw,
          gone[2], unless], ["100.1", "100.2", "100.3", "421.1", "421.2", "421.3", "421.4", "421.5", "421.6"], "old")
         + _titled("old", ("100", "General"), ("421", "Handling Infinite Loops")))
-    new = lineage.Release.build("new", _release(
+    new = Release.build("new", _release(
         ["The rules for taking shortcuts are largely unformalized.",
          "Occasionally the game gets into a state in which a set of actions could be repeated indefinitely (thus "
          'creating a "loop"). In that case, the shortcut rules can be used to determine how many times those '
          "actions are repeated without having to actually perform them.", draw, unless, *kept],
         ["713.1", "713.2", "713.4", "713.6", "800.1", "800.2", "800.3"], "new")
         + _titled("new", ("713", "Taking Shortcuts"), ("800", "General")))
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 4, 1: 5, 2: 6, 3: 1, 6: 2, 8: 3}
 
 
@@ -1140,12 +1143,12 @@ def test_a_rule_moved_far_goes_on_in_one_that_cites_what_it_cited() -> None:
     world_sba = "If two or more permanents have the supertype world, all except the newest are put into the graveyard."
     global_ench = 'A global enchantment simply has "enchantment" as its type.'
 
-    def release(sid: str, rules: list[tuple[str, str]], *sections: tuple[str, str]) -> lineage.Release:
+    def release(sid: str, rules: list[tuple[str, str]], *sections: tuple[str, str]) -> Release:
         titles = _titled(sid, *sections)
         at = {el.number_as_written: el.line_start for el in titles}
         els = [Element(sid, k + 1, k + 1, "rule", f"{n} {t}", body=t, number_as_written=n, text=t,
                        parent_line=at[n.partition(".")[0]]) for k, (n, t) in enumerate(rules)]
-        return lineage.Release.build(sid, els + titles)
+        return Release.build(sid, els + titles)
 
     sections = (("205", "Type Line"), ("212", "Enchantments"), ("420", "State-Based Effects"))
     old = release("old", [("205.4c", legend), ("212.4c", global_ench),
@@ -1156,8 +1159,8 @@ def test_a_rule_moved_far_goes_on_in_one_that_cites_what_it_cited() -> None:
                           ("205.4d", 'Any permanent with the supertype "world" is subject to the state-based effect '
                                      'for world permanents, also called the "world rule" (see rule 420.5i).'),
                           ("212.4c", global_ench), ("420.5i", world_sba)], *sections)
-    assert lineage.MIN_NEAR <= lineage.similarity([old.keys[2]], [new.keys[1]], 0.0)[0][0, 0] < lineage.MIN_FAR
-    assert lineage.align_pair(old, new).pairs == {0: 0, 1: 2, 2: 1, 3: 3}
+    assert MIN_NEAR <= similarity([old.keys[2]], [new.keys[1]], 0.0)[0][0, 0] < MIN_FAR
+    assert align_pair(old, new).pairs == {0: 0, 1: 2, 2: 1, 3: 3}
 
 
 def test_a_rule_moved_far_and_split_goes_on_in_the_piece_with_its_first_sentence() -> None:
@@ -1168,13 +1171,13 @@ def test_a_rule_moved_far_and_split_goes_on_in_the_piece_with_its_first_sentence
     sentence scored a little higher; the one that opens as it did goes on."""
     kept = ["These Magic rules apply to any Magic game.", "There is no maximum deck size.",
             "A subgame can be created within a subgame."]
-    old = lineage.Release.build("old", _release(
+    old = Release.build("old", _release(
         [*kept, "An ability can be one of two things. First, it can be an activated or triggered ability on the "
                 "stack. Second, it can be text on an object that explains what the object does. (See rule 402, "
                 '"Abilities," and section 4, "Spells, Abilities, and Effects.")'], ["100.1", "100.2", "100.3", "200.7"],
         "old")
         + _titled("old", ("100", "General"), ("200", "Characteristics")))
-    new = lineage.Release.build("new", _release(
+    new = Release.build("new", _release(
         ["An ability can be one of two things:",
          "An ability is a characteristic an object has that lets it affect the game. An object's abilities are "
          "defined by its rules text.",
@@ -1182,7 +1185,7 @@ def test_a_rule_moved_far_and_split_goes_on_in_the_piece_with_its_first_sentence
          '(See section 6, "Spells, Abilities, and Effects.")',
          *kept], ["112.1", "112.1a", "112.1b", "800.1", "800.2", "800.3"], "new")
         + _titled("new", ("112", "Abilities"), ("800", "General")))
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 3, 1: 4, 2: 5, 3: 0}
 
 
@@ -1200,16 +1203,16 @@ def test_a_number_taken_by_a_neighbours_piece_is_no_rewording() -> None:
                    '509, "Declare Blockers Step.")')
     cancel = "Landwalk abilities don't cancel one another."
     titles = ("702.12", "Landwalk")
-    old = lineage.Release.build("old", _release(
+    old = Release.build("old", _release(
         [generic, f"Landwalk is an evasion ability. {unblockable}",
          "If a player is allowed to choose any landwalk ability, that player chooses a landwalk ability that "
          "includes one land subtype and/or one supertype. The chosen ability doesn't need to have been printed "
          "on a card.", cancel],
         ["702.12a", "702.12b", "702.12c", "702.12d"], "old") + _titled("old", titles))
-    new = lineage.Release.build("new", _release(
+    new = Release.build("new", _release(
         [generic, "Landwalk is an evasion ability.", unblockable, cancel],
         ["702.12a", "702.12b", "702.12c", "702.12d"], "new") + _titled("new", titles))
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 1: 1, 3: 3}
     assert step.split_from == {2: 1}
 
@@ -1225,10 +1228,10 @@ def test_a_rule_rewritten_round_its_examples_goes_on_where_they_went() -> None:
     title = Element("r", 90, 90, "section", "711. Double-Faced Cards", body="Double-Faced Cards",
                     number_as_written="711", text="Double-Faced Cards")
 
-    def release(sid: str, texts: list[str], numbers: list[str]) -> lineage.Release:
+    def release(sid: str, texts: list[str], numbers: list[str]) -> Release:
         els = _release(texts, numbers, sid)
         at = next(el.line_start for el in els if el.number_as_written == "711.5")
-        return lineage.Release.build(sid, [title._replace(source_id=sid), *els, Element(
+        return Release.build(sid, [title._replace(source_id=sid), *els, Element(
             sid, 50, 50, "example", example, body=example, parent_line=at, text=example)])
 
     old = release("old", [*kept, "Except for determining whether a permanent can transform, an effect that needs "
@@ -1240,10 +1243,10 @@ def test_a_rule_rewritten_round_its_examples_goes_on_where_they_went() -> None:
               "happens to that double-faced permanent.")
     new = release("new", [*kept, reworded, closer], ["711.3", "711.4", "711.5", "711.6"])
     # In words the old rule is closer to the new 711.6, and too far from both for the first passes ...
-    matrix = lineage.similarity([old.keys[2]], [new.keys[2], new.keys[3]], 0.0)[1]
-    assert lineage.MIN_SAME_SECTION < matrix[0, 0] < matrix[0, 1] < lineage.MIN_NEAR
+    matrix = similarity([old.keys[2]], [new.keys[2], new.keys[3]], 0.0)[1]
+    assert MIN_SAME_SECTION < matrix[0, 0] < matrix[0, 1] < MIN_NEAR
     # ... but it goes on in 711.5, which kept its example.
-    assert lineage.align_pair(old, new).pairs == {0: 0, 1: 1, 2: 2}
+    assert align_pair(old, new).pairs == {0: 0, 1: 1, 2: 2}
 
 
 def test_a_rule_left_over_whose_example_went_into_another_was_merged_there() -> None:
@@ -1263,10 +1266,10 @@ def test_a_rule_left_over_whose_example_went_into_another_was_merged_there() -> 
                "first attacker and 1 damage from the second to the blocking creature, and 2 damage to the "
                "defending player from the creature with trample.")
 
-    def release(sid: str, texts: list[str], numbers: list[str], with_example: str, text: str) -> lineage.Release:
+    def release(sid: str, texts: list[str], numbers: list[str], with_example: str, text: str) -> Release:
         els = _release(texts, numbers, sid)
         at = next(el.line_start for el in els if el.number_as_written == with_example)
-        return lineage.Release.build(sid, [title._replace(source_id=sid), *els, Element(
+        return Release.build(sid, [title._replace(source_id=sid), *els, Element(
             sid, 50, 50, "example", text, body=text, parent_line=at, text=text)])
 
     redundant = "Multiple instances of trample on the same creature are redundant."
@@ -1278,7 +1281,7 @@ def test_a_rule_left_over_whose_example_went_into_another_was_merged_there() -> 
                           "be assigned to the defending player.", redundant],
                   ["702.17a", "702.17b", "702.17c"], "702.17a",
                   example.replace("special abilities", "abilities").replace("attacking player", "active player"))
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 2: 2}
     assert step.merged_into == {1: 0}
 
@@ -1299,15 +1302,15 @@ def test_a_new_subrule_of_an_unchanged_rule_is_no_rule_rewritten_in_place() -> N
               "way, that permanent and the card representing it that isn't a commander are put into the "
               "appropriate zone, and the commander is put into the command zone.")
 
-    def release(sid: str, texts: list[str], numbers: list[str]) -> lineage.Release:
+    def release(sid: str, texts: list[str], numbers: list[str]) -> Release:
         # Every rule under the section's heading (line 900), as in a real release.
         rules = [el._replace(parent_line=900) for el in _release(texts, numbers, sid)]
-        return lineage.Release.build(sid, rules + _titled(sid, ("903", "Commander")))
+        return Release.build(sid, rules + _titled(sid, ("903", "Commander")))
 
     old = release("old", [cast, replace, face_down, ending], ["903.8", "903.9", "903.10", "903.11"])
     new = release("new", [cast, replace, melded, ending], ["903.8", "903.9", "903.9a", "903.10"])
-    assert lineage.similarity([old.keys[2]], [new.keys[2]], 0.0)[1][0, 0] > lineage.MIN_SAME_SECTION
-    step = lineage.align_pair(old, new)
+    assert similarity([old.keys[2]], [new.keys[2]], 0.0)[1][0, 0] > MIN_SAME_SECTION
+    step = align_pair(old, new)
     assert step.pairs == {0: 0, 1: 1, 3: 3}
     assert not step.merged_into
 
@@ -1331,7 +1334,7 @@ def test_an_inserted_rule_shifts_the_numbers_after_it(texts: list[str], at: int,
     old = _release(texts, sid="old")
     later = texts[:at] + [new] + texts[at:]
     after = _release(later, sid="new")
-    step = lineage.align_pair(lineage.Release.build("old", old), lineage.Release.build("new", after))
+    step = align_pair(Release.build("old", old), Release.build("new", after))
     assert step.pairs == {i: (i if i < at else i + 1) for i in range(len(texts))}
 
 
@@ -1403,13 +1406,13 @@ def test_adding_a_release_aligns_only_the_new_pair(tmp_path: Path, monkeypatch: 
     for name in ("cr-1999-04-23.txt", "cr-1999-11-01.txt"):
         shutil.copy(RAW / name, raw / name)
     aligned: list[tuple[str, str]] = []
-    real = lineage.align_pair
+    real = align_pair
 
-    def counting(a: lineage.Release, b: lineage.Release) -> lineage.Step:
+    def counting(a: Release, b: Release) -> Step:
         aligned.append((a.source_id, b.source_id))
         return real(a, b)
 
-    monkeypatch.setattr(lineage, "align_pair", counting)
+    monkeypatch.setattr(chain, "align_pair", counting)
     args = ["ingest", "-q", "--jobs", "1", "--raw", str(raw), "--cache-dir", str(tmp_path / "cache")]
     assert CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out")]).exit_code == 0
     assert aligned == [("cr-1999-04-23", "cr-1999-11-01")]
@@ -1809,7 +1812,7 @@ def _releases_of(*names: str) -> list[tuple[str, list[Element]]]:
     return out
 
 
-def _same_steps(got: list[lineage.Step], want: list[lineage.Step]) -> bool:
+def _same_steps(got: list[Step], want: list[Step]) -> bool:
     fields = ("pairs", "scores", "split_from", "merged_into", "sections")
     return [[getattr(s, f) for f in fields] for s in got] == [[getattr(s, f) for f in fields] for s in want]
 
@@ -1819,45 +1822,45 @@ def test_steps_aligned_ahead_are_the_steps_aligned_after() -> None:
     _steps takes those steps, and aligns then (here) a step it was not handed:
     the release between was taken out of the chain after cleaning."""
     releases = _releases_of("cr-1999-04-23.txt", "cr-1999-11-01.txt", "cr-2001-09-24.txt", "cr-2002-10-07.txt")
-    with lineage.Ahead(2, None) as ahead:
+    with chain.Ahead(2, None) as ahead:
         for sid, els in releases:
             ahead.add(sid, els)
         built = [ahead.built(sid, els) for sid, els in releases]
         assert all(rel.rules for rel in built)  # the releases it built, elements and all
-        whole = lineage._steps(built, 2, None, [], ahead)
+        whole = chain._steps(built, 2, None, [], ahead)
         assert not ahead._futures  # every step aligned ahead was taken
     assert not ahead._releases  # nor does it keep the elements once it is over
-    assert _same_steps(whole, [lineage.align_pair(a, b) for a, b in zip(built, built[1:], strict=False)])
-    with lineage.Ahead(2, None) as ahead:
+    assert _same_steps(whole, [align_pair(a, b) for a, b in zip(built, built[1:], strict=False)])
+    with chain.Ahead(2, None) as ahead:
         for sid, els in releases:
             ahead.add(sid, els)
         gap = [built[0], built[2], built[3]]  # cr-1999-11-01 left out
-        stepped = lineage._steps(gap, 2, None, [], ahead)
+        stepped = chain._steps(gap, 2, None, [], ahead)
         assert set(ahead._futures) == {(built[0].digest(), built[1].digest()), (built[1].digest(), built[2].digest())}
-    assert _same_steps(stepped, [lineage.align_pair(built[0], built[2]), whole[2]])
+    assert _same_steps(stepped, [align_pair(built[0], built[2]), whole[2]])
 
 
 def test_a_step_in_the_cache_is_not_aligned_ahead(tmp_path: Path) -> None:
     releases = _releases_of("cr-1999-04-23.txt", "cr-1999-11-01.txt")
     cache = SourceCache(tmp_path)
-    a, b = (lineage.Release.build(sid, els) for sid, els in releases)
-    cache.put(cache.step_key(a.digest(), b.digest()), lineage.align_pair(a, b))
-    with lineage.Ahead(2, cache) as ahead:
+    a, b = (Release.build(sid, els) for sid, els in releases)
+    cache.put(cache.step_key(a.digest(), b.digest()), align_pair(a, b))
+    with chain.Ahead(2, cache) as ahead:
         for sid, els in releases:
             ahead.add(sid, els)
         assert ahead._executor is None and not ahead._futures  # no pool was even started
     # A damaged entry is not aligned ahead either, but aligned when _steps finds it unreadable.
     entry = tmp_path / f"{cache.step_key(a.digest(), b.digest())}.pickle"
     entry.write_bytes(b"not a pickle")
-    with lineage.Ahead(2, cache) as ahead:
+    with chain.Ahead(2, cache) as ahead:
         built = []
         for sid, els in releases:
             ahead.add(sid, els)
             built.append(ahead.built(sid, els))
         assert not ahead._futures
-        assert _same_steps(lineage._steps(built, 2, cache, [], ahead), [lineage.align_pair(a, b)])
+        assert _same_steps(chain._steps(built, 2, cache, [], ahead), [align_pair(a, b)])
     # --full reads nothing back: the step is aligned ahead.
-    with lineage.Ahead(2, SourceCache(tmp_path, reuse=False)) as ahead:
+    with chain.Ahead(2, SourceCache(tmp_path, reuse=False)) as ahead:
         for sid, els in releases:
             ahead.add(sid, els)
         assert len(ahead._futures) == 1
@@ -1884,7 +1887,7 @@ def test_a_step_aligned_ahead_that_nobody_takes_is_not_waited_for() -> None:
     """The pool ends with Ahead: a step still being aligned that the chain did not
     need (here the July 2009 renumbering, seconds of work) is stopped, not finished."""
     releases = _releases_of("cr-2009-02-01.txt", "cr-2009-07-11.txt")
-    with lineage.Ahead(2, None) as ahead:
+    with chain.Ahead(2, None) as ahead:
         for sid, els in releases:
             ahead.add(sid, els)
         (future,) = ahead._futures.values()
@@ -1915,9 +1918,9 @@ def test_similarity_scores_word_sets_as_token_set_ratio_scores_the_texts(a: list
 
 
 def _sections_only(source_id: str, sections: dict[str, str], chapters: dict[str, str] | None = None
-                   ) -> lineage.Release:
+                   ) -> Release:
     """A release of sections (title keys) and chapters, no rules."""
-    return lineage.Release(source_id, [], [], [], [], sections, {}, chapters=chapters or {})
+    return Release(source_id, [], [], [], [], sections, {}, chapters=chapters or {})
 
 
 def test_a_shared_title_pairs_within_its_chapter_else_under_its_number() -> None:
@@ -1930,15 +1933,15 @@ def test_a_shared_title_pairs_within_its_chapter_else_under_its_number() -> None
                          {"2": "parts of the game", "3": "turn structure"})
     new = _sections_only("b", {"200": "general", "212.1": "general", "300": "general", "500": "general"},
                          {"2": "parts of the game", "3": "card types", "5": "turn structure"})
-    assert lineage._sections_by_title(old, new) == {"200": "200", "212.1": "212.1", "300": "500"}
+    assert context._sections_by_title(old, new) == {"200": "200", "212.1": "212.1", "300": "500"}
     no_general = _sections_only("c", {"200": "general", "212.1": "general", "300": "general"},
                                 {"2": "parts of the game", "3": "card types", "5": "turn structure"})
-    assert lineage._sections_by_title(old, no_general) == {"200": "200", "212.1": "212.1"}
+    assert context._sections_by_title(old, no_general) == {"200": "200", "212.1": "212.1"}
     # Chapters of these titles no longer there (2 retitled, Turn Structure gone): the numbers.
     gone = _sections_only("d", {"200": "general", "300": "general"}, {"2": "parts of a card", "3": "card types"})
-    assert lineage._sections_by_title(old, gone) == {"200": "200", "300": "300"}
+    assert context._sections_by_title(old, gone) == {"200": "200", "300": "300"}
     bare = _sections_only("e", {"200": "general", "300": "general"})
-    assert lineage._sections_by_title(_sections_only("f", {"200": "general", "300": "general"}), bare) == {
+    assert context._sections_by_title(_sections_only("f", {"200": "general", "300": "general"}), bare) == {
         "200": "200", "300": "300"}
 
 
@@ -1950,9 +1953,9 @@ def test_a_section_back_under_its_own_title_takes_what_it_continues_with_it() ->
     built = [_sections_only("r0", {"216": "token", "502.9": "substance"}),
              _sections_only("r1", {"216": "tokens"}),
              _sections_only("r2", {"110": "permanents", "111": "tokens", "702.200": "substance"})]
-    steps = [lineage.Step(sections={"216": "216"}), lineage.Step(sections={"216": "110"})]
-    out = lineage.Lineages()
-    lineage._section_chain(out, built, steps)
+    steps = [Step(sections={"216": "216"}), Step(sections={"216": "110"})]
+    out = chain.Lineages()
+    chain._section_chain(out, built, steps)
     assert out.sections["r1", "216"] == "111" and out.sections["r0", "216"] == "111"
     assert out.sections["r0", "502.9"] == ""
     assert out.sections["r2", "110"] == "110"
@@ -2003,13 +2006,13 @@ def test_a_rule_cut_into_steps_goes_on_in_the_rule_under_its_number_that_announc
     ]
     opening = ("308.1", old.rules[0].text)
     new = _section_release("new", "308", "Declare Attackers Step", [opening, ("308.2", header), *steps])
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert new.numbers[step.pairs[1]] == "308.2"
     # A rule under its number that does not announce the steps is not taken for it.
     unannounced = header.replace("follows the steps below, in order", "declares the attack")
     unannounced = unannounced.replace("any of the steps listed below", "the rules")
     other = _section_release("new", "308", "Declare Attackers Step", [opening, ("308.2", unannounced), *steps])
-    assert other.numbers[lineage.align_pair(old, other).pairs[1]] == "308.2c"
+    assert other.numbers[align_pair(old, other).pairs[1]] == "308.2c"
 
 
 def test_a_rule_goes_on_in_the_new_rule_that_opens_with_its_first_sentence_in_the_2009_terms() -> None:
@@ -2034,12 +2037,12 @@ def test_a_rule_goes_on_in_the_new_rule_that_opens_with_its_first_sentence_in_th
     second = ("110.2", "A nontoken permanent's card types, supertypes, and subtypes are the same as those printed "
                        "on its card.")
     new = _section_release("new", "110", "Permanents", [("110.1", definition), second, ("110.4", types)])
-    step = lineage.align_pair(old, new)
+    step = align_pair(old, new)
     assert new.numbers[step.pairs[0]] == "110.1"
     # Opening with another first sentence, it goes on in the piece with more of its words.
     other = _section_release("new", "110", "Permanents", [
         ("110.1", "Permanents are cards and tokens. " + definition), second, ("110.4", types)])
-    assert other.numbers[lineage.align_pair(old, other).pairs[0]] == "110.4"
+    assert other.numbers[align_pair(old, other).pairs[0]] == "110.4"
 
 
 def test_a_rule_does_not_go_on_in_a_new_rule_that_opens_with_it_but_holds_another_rule_whole() -> None:
@@ -2052,19 +2055,19 @@ def test_a_rule_does_not_go_on_in_a_new_rule_that_opens_with_it_but_holds_anothe
                        "the token's \"text.\" A token doesn't have any characteristics not defined by the spell or "
                        "ability that created it.")
     definition = "A token is a marker used to represent any permanent that isn't represented by a card."
-    old = lineage.Release.build("old", _release([
+    old = Release.build("old", _release([
         definition + ' (See rule 216, "Tokens.")',
         "Some effects put tokens into play. A token is controlled by whoever put it into play. " + characteristics,
     ], ["200.4", "216.1"], "old"))
-    new = lineage.Release.build("new", _release([
+    new = Release.build("new", _release([
         "Some effects put tokens onto the battlefield. " + definition,
         characteristics.replace("may define any number", "that creates a token may define the values of any number"),
     ], ["110.5", "110.5b"], "new"))
-    step = lineage.Step(pairs={1: 1})
-    lineage._opening_over_piece(old, new, step)
+    step = Step(pairs={1: 1})
+    openings._opening_over_piece(old, new, step)
     assert step.pairs == {1: 1} and not step.split_from
     # Without 200.4 beside it, 110.5 is the new rule that opens as 216.1 did: 110.5b was split from it.
-    alone = lineage.Release.build("old", _release([old.rules[1].text], ["216.1"], "old"))
-    step = lineage.Step(pairs={0: 1})
-    lineage._opening_over_piece(alone, new, step)
+    alone = Release.build("old", _release([old.rules[1].text], ["216.1"], "old"))
+    step = Step(pairs={0: 1})
+    openings._opening_over_piece(alone, new, step)
     assert step.pairs == {0: 0} and step.split_from == {1: 0}
