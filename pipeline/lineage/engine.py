@@ -7,13 +7,13 @@ canonical number is where it is in the newest release. The steps are
 independent: aligned in a process pool (``_steps``), ahead of time while the
 sources are being cleaned (``Ahead``), or read from the step cache. Each
 section's number is followed to the newest release as well
-(``_section_chain``). ``attach`` finds the release a non-release copy belongs to.
+(``_section_chain``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -25,7 +25,6 @@ from pipeline.corpus.dedupe import normalise_number
 from pipeline.lineage.evidence import Release, Step
 from pipeline.lineage.step import align_pair
 from pipeline.records import Element, Source
-from pipeline.text import folded
 
 
 @dataclass
@@ -242,26 +241,3 @@ def _section_chain(out: Lineages, built: list[Release], steps: list[Step]) -> No
             if target and newest.get(target) != title and title in own_title:
                 current[number] = target = own_title[title]  # and so for what it continues
             out.sections[built[k].source_id, number] = target
-
-
-def rule_pairs(elements: Iterable[Element]) -> tuple[set[tuple[str, str]], set[str]]:
-    """A release's (number, folded wording) pairs and its wordings, for ``attach``."""
-    pairs = {(normalise_number(e.number_as_written), folded(e.text)) for e in elements if e.kind == "rule"}
-    return pairs, {t for _, t in pairs}
-
-
-def attach(
-    rules: Iterable[Element], releases: Sequence[tuple[str, tuple[set[tuple[str, str]], set[str]]]]
-) -> str:
-    """The release an undated source belongs to: the one sharing most of its
-    (number, wording) pairs, then most wordings; the earliest on a tie.
-    ``releases`` are (source id, ``rule_pairs`` of its elements), oldest first."""
-    own = [(normalise_number(el.number_as_written), folded(el.text)) for el in rules if el.number_as_written]
-    if not own:
-        return ""
-    best, best_id = (0, 0), ""
-    for source_id, (pairs, texts) in releases:
-        score = (sum(p in pairs for p in own), sum(t in texts for _, t in own))
-        if score > best:
-            best, best_id = score, source_id
-    return best_id

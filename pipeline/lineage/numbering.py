@@ -19,8 +19,8 @@ from pipeline.cache import SourceCache
 from pipeline.changes import change_of
 from pipeline.corpus.dedupe import normalise_number
 from pipeline.lineage import align
-from pipeline.lineage import engine as lineage
-from pipeline.lineage.engine import Lineage, Lineages
+from pipeline.lineage.attach import attach, rule_pairs
+from pipeline.lineage.engine import Ahead, Lineage, Lineages, follow
 from pipeline.numbers import section_of, sort_key
 from pipeline.records import WRITTEN_TWICE, Element, Mapping, Source, evolve
 from pipeline.text import folded, title_key
@@ -67,12 +67,12 @@ def chain_of(sources: Sequence[Source]) -> list[int]:
 
 def number(
     sources: Sequence[Source], cleaned: Sequence[Sequence[Element]], progress: Progress | None = None,
-    jobs: int = 1, cache: SourceCache | None = None, ahead: lineage.Ahead | None = None,
+    jobs: int = 1, cache: SourceCache | None = None, ahead: Ahead | None = None,
 ) -> Numbering:
     """Canonical numbers for every source's elements, and the numbering tables;
     the lineage steps come from ``ahead`` where it aligned them already."""
     chain = chain_of(sources)
-    lines = lineage.follow([(sources[k], cleaned[k]) for k in chain], jobs, cache, ahead)
+    lines = follow([(sources[k], cleaned[k]) for k in chain], jobs, cache, ahead)
     chain_ids = [sources[k].source_id for k in chain]
     reference = chain_ids[-1] if chain_ids else ""
     newest = Newest.of(cleaned[chain[-1]] if chain else ())
@@ -97,7 +97,7 @@ def number(
             attached[src.source_id] = src.source_id
         elif src.status != "quarantined" and chain:
             if not pair_sets:
-                pair_sets = [(rel.source_id, lineage.rule_pairs(rel_els)) for rel, rel_els in releases]
+                pair_sets = [(rel.source_id, rule_pairs(rel_els)) for rel, rel_els in releases]
             target = _attach_to(src, els, releases, pair_sets)
             attached[src.source_id] = target
             if target not in indexes:
@@ -126,7 +126,7 @@ def _attach_to(src: Source, els: Sequence[Element], releases: list[tuple[Source,
     for rel, _ in releases:
         if rel.sha256 == src.sha256:
             return rel.source_id
-    found = lineage.attach((el for el in els if el.kind == "rule"), pair_sets)
+    found = attach((el for el in els if el.kind == "rule"), pair_sets)
     if found:
         return found
     in_force = [rel.source_id for rel, _ in releases if src.effective_date and rel.effective_date <= src.effective_date]
