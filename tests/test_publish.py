@@ -469,7 +469,6 @@ def test_parquet_from_rows_is_byte_for_byte_the_copy_of_the_csv(tmp_path: Path) 
         _copied_from_csv(tmp_path / f"{name}.csv", name, tmp_path / f"{name}.copied.parquet")
         assert writer.path.read_bytes() == (tmp_path / f"{name}.copied.parquet").read_bytes(), name
         assert writer.sha256 == hashlib.sha256(writer.path.read_bytes()).hexdigest()
-        assert writer.sha256 == hashlib.sha256(writer.path.read_bytes()).hexdigest()
 
 
 def test_a_failed_parquet_write_leaves_no_file(tmp_path: Path) -> None:
