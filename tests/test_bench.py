@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from click.testing import CliRunner
 
 from pipeline.cli import main
 from pipeline.tools import bench
+from tests.conftest import Bundled
 
 _PROC = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux /proc")
 
@@ -128,3 +130,25 @@ def test_a_corpus_that_is_not_a_folder_of_releases_is_refused(tmp_path: Path, mo
         assert result.exit_code == 2, result.output
         assert result.output.startswith(f"Error: {corpus}: ") and why in result.output
         assert len(result.output.splitlines()) == 1  # one line, no traceback
+
+
+def test_time_queries_measures_each_query_in_a_process_of_its_own(bundled: Bundled) -> None:
+    """Every query of the benchmark answers on a published folder (exit 0), and its peak
+    is the query process's own: far below this test process's, which holds the whole
+    bundled corpus (a peak read from ``wait4`` would count the pages of the parent)."""
+    _, out = bundled
+    found = bench.time_queries(out, runs=1)
+    assert set(found) == set(bench.QUERIES)
+    mine = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    for name, got in found.items():
+        assert got["exit_codes"] == [0], name
+        assert 5 < got["peak_mb"] < min(100, mine / 2), (name, got, mine)
+        assert got["seconds"] > 0
+
+
+def test_render_shows_the_queries() -> None:
+    doc = _doc(36.0)
+    doc["runs"][0]["queries"] = {n: {"seconds": 0.12, "peak_mb": 26.0, "exit_codes": [0]} for n in bench.QUERIES}
+    header, row = _table(bench.render(doc), "scale resolve")
+    assert header.split()[:3] == ["scale", "resolve", "s"]
+    assert row.split() == ["real", *(["0.12", "26"] * len(bench.QUERIES))]

@@ -31,6 +31,7 @@ import platform
 import resource
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import threading
@@ -275,11 +276,62 @@ def run_scale(label: str, corpus: Path, files: list[Path], generated: list[Path]
             row["incremental"] = run_child(["bench-job", str(raw), str(out), str(cache)], cap_mb, timeout)
             row["incremental"]["added"] = incremental.name
             (raw / "generated" / incremental.name).unlink()
+        print(f"{label}: queries", file=sys.stderr, flush=True)
+        row["queries"] = time_queries(out)
     print(f"{label}: references", file=sys.stderr, flush=True)
     row["refs"] = run_child(["bench-refs", str(raw)], cap_mb, timeout)
     shutil.rmtree(out, ignore_errors=True)  # the outputs of 900 MB are large; the inputs are links
     shutil.rmtree(cache, ignore_errors=True)
     return row
+
+
+# The user's queries, each timed as a whole process (its interpreter's start included),
+# against the goal of 0.3 s and 100 MB a call (issue 40). {prev}/{last}: the two newest releases.
+QUERIES = {
+    "resolve": ["resolve", "502.32a", "--as-of", "2004-12-01"],
+    "trace": ["trace", "702.42a"],
+    "diff": ["diff", "{prev}", "{last}"],
+    "search": ["search", "entwine"],
+}
+QUERY_RUNS = 5
+
+
+# Runs ``python -m pipeline ARGS`` and writes the process's own peak resident memory
+# (VmHWM) to stderr as it exits. ``ru_maxrss`` from ``wait4`` cannot be used: Linux counts
+# in it the pages of the parent the child was spawned from (this benchmark's own).
+_PEAK_REPORTING = """
+import atexit, runpy, sys
+def _peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            sys.stderr.write("\\nVmHWM " + line.split()[1] + "\\n")
+atexit.register(_peak)
+sys.argv[0] = "pipeline"
+runpy.run_module("pipeline", run_name="__main__", alter_sys=True)
+"""
+
+
+def time_queries(out: Path, runs: int = QUERY_RUNS) -> dict[str, Any]:
+    """Each query of ``QUERIES`` on the published ``out``, ``runs`` times, each in a
+    process of its own: the median wall seconds and the largest peak resident MB."""
+    from pipeline.query.dataset import Published
+
+    releases = Published.load(out).releases
+    fill = {"prev": releases[-2] if len(releases) > 1 else "", "last": releases[-1] if releases else ""}
+    found: dict[str, Any] = {}
+    for name, args in QUERIES.items():
+        argv = [sys.executable, "-c", _PEAK_REPORTING, *(a.format(**fill) for a in args), "--out", str(out)]
+        walls, peaks, codes = [], [], set()
+        for _ in range(runs):
+            start = time.perf_counter()
+            done = subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            walls.append(time.perf_counter() - start)
+            reported = [line.split()[1] for line in done.stderr.splitlines() if line.startswith("VmHWM ")]
+            peaks.append(int(reported[-1]) / 1024 if reported else 0.0)
+            codes.add(done.returncode)
+        found[name] = {"seconds": round(statistics.median(walls), 3), "peak_mb": round(max(peaks), 1),
+                       "exit_codes": sorted(codes)}
+    return found
 
 
 def check_generated(out: Path, made: Sequence[benchgen.Release]) -> dict[str, Any]:
@@ -458,6 +510,15 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None = None) -> str:
             f" {_cell(inc.get('cpu_seconds'), '.1f', 6)}"
             f" {inc.get('sources_parsed', '-'):>6} {_cell(inc.get('peak_mb'), '.0f', 8)}  {note}"
         )
+    timed = [r for r in rows if _ok(r) and "queries" in r]
+    if timed:
+        lines += ["", f"{'scale':>5} " + " ".join(f"{q + ' s':>9} {'MB':>5}" for q in QUERIES)
+                  + "   (median of the calls, largest peak; goal 0.3 s, 100 MB)"]
+    for row in timed:
+        q = row["queries"]
+        lines.append(f"{row['scale']:>5} " + " ".join(
+            f"{_cell(q.get(n, {}).get('seconds'), '.2f', 9)} {_cell(q.get(n, {}).get('peak_mb'), '.0f', 5)}"
+            for n in QUERIES))
     checked = [r for r in rows if _ok(r) and "lineages" in r]
     if checked:
         lines += ["", "lineages of the generated releases against what the generator did (a rule goes on under"
