@@ -21,6 +21,7 @@ import hashlib
 import json
 import re
 import sqlite3
+import sys
 import unicodedata
 import urllib.parse
 from collections.abc import Collection, Iterable, Iterator, Mapping
@@ -32,6 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline.errors import DatasetError, TraceError
 from pipeline.numbers import normalise as normalise_number
+
+# The fields of elements.csv can be as long as a whole front matter.
+csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -305,6 +309,29 @@ def unchanged(out: Path, names: Iterable[str]) -> None:
             if digest.hexdigest() != item["sha256"]:
                 raise DatasetError(f"{path}: does not match its sha256 in {REPORT}: changed or damaged since it "
                                    "was published; run `python -m pipeline ingest --full` to rebuild it")
+
+
+def records(path: Path, required: Collection[str] = (), header: list[str] | None = None
+            ) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of each row of a published CSV, streamed; the header is put
+    in ``header``. A missing file, column or cell is a ``DatasetError`` naming the file
+    and line (every reader of a published folder reads its CSVs through here or ``load``)."""
+    header = [] if header is None else header
+    if not path.is_file():
+        raise DatasetError(f"{path}: not found (is this a published out/ folder? run `python -m pipeline ingest`)")
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        header[:] = next(reader, [])
+        if not header:
+            raise DatasetError(f"{path}:1: empty file, no header row")
+        missing = [c for c in required if c not in header]
+        if missing:
+            raise DatasetError(f"{path}:1: missing column(s) {', '.join(missing)}")
+        width = len(header)
+        for values in reader:
+            if len(values) != width:
+                raise DatasetError(f"{path}:{reader.line_num}: {len(values)} fields, the header has {width}")
+            yield reader.line_num, values
 
 
 def rows(out: Path, name: str) -> list[Row]:

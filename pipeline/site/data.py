@@ -10,10 +10,8 @@ number (the tables before lineages were published).
 
 from __future__ import annotations
 
-import csv
 import json
 import re
-import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,9 +20,6 @@ from typing import Any
 
 from pipeline.errors import DatasetError, SiteError
 from pipeline.query import dataset
-
-# The fields of elements.csv can be as long as a whole front matter.
-csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
 # Undated sources with no known numbering sit at the start of the era their wording shows.
 _ERA_START = {"pre-2009": "1999", "2009-2018": "2009-07-11", "2018-2021": "2018-04-27", "2021+": "2021-04-16"}
@@ -135,22 +130,11 @@ def rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str,
 
 
 def records(path: Path, required: tuple[str, ...], header: list[str]) -> Iterator[tuple[int, list[str]]]:
-    """(line number, cells) of a published CSV, the header put in ``header``; errors as ``rows``."""
-    if not path.is_file():
-        raise SiteError(f"{path}: not found (is this a published out/ folder? run `python -m pipeline ingest`)")
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.reader(fh)
-        header[:] = next(reader, [])
-        if not header:
-            raise SiteError(f"{path}:1: empty file, no header row")
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise SiteError(f"{path}:1: missing column(s) {', '.join(missing)}")
-        width = len(header)
-        for values in reader:
-            if len(values) != width:
-                raise SiteError(f"{path}:{reader.line_num}: {len(values)} fields, the header has {width}")
-            yield reader.line_num, values
+    """``dataset.records``, its errors told as the site's."""
+    try:
+        yield from dataset.records(path, required, header)
+    except DatasetError as exc:
+        raise SiteError(str(exc)) from None
 
 
 def order_key(src: Source, dates: dict[str, str]) -> tuple[str, int, str]:

@@ -337,10 +337,10 @@ def time_queries(out: Path, runs: int = QUERY_RUNS) -> dict[str, Any]:
 def check_generated(out: Path, made: Sequence[benchgen.Release]) -> dict[str, Any]:
     """``lineage_report.generated_steps`` on a published run: the score, how the
     removed rules ended, and the first wrong ones."""
-    from pipeline.query.trace import Dataset
+    from pipeline.query.dataset import Published
     from pipeline.tools import lineage_report
 
-    verdicts = lineage_report.generated_steps(Dataset.load(out), made)
+    verdicts = lineage_report.generated_steps(Published.load(out), made)
     removed = [v for v in verdicts if v.category == "removed"]
     return {
         "rules": len(verdicts), "right": sum(v.right for v in verdicts),

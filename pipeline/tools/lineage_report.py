@@ -28,7 +28,8 @@ from pipeline.ingest.read import source_id
 from pipeline.lineage.evidence import Subjects
 from pipeline.lineage.thresholds import KEYWORD_SECTIONS
 from pipeline.query.dataset import rows as table_rows
-from pipeline.query.trace import Dataset, is_rule_row
+from pipeline.query.dataset import Published
+from pipeline.query.trace import is_rule_row
 from pipeline.text import folded, title_key
 from pipeline.tools import benchgen
 
@@ -62,7 +63,7 @@ def read_key(path: Path = KEY, id_column: str = "key_id") -> list[dict[str, str]
         return [row for row in csv.DictReader(fh) if row[id_column].strip()]
 
 
-def judge_step(row: dict[str, str], data: Dataset) -> Verdict:
+def judge_step(row: dict[str, str], data: Published) -> Verdict:
     """Compare one judged step (``STEP_KEY``) with the published lineage: the rule
     of ``new_release`` that continues ``old_number`` of ``old_release``, or ``ended``."""
     lid = data.numbers.get((row["old_release"], row["old_number"]), "")
@@ -71,7 +72,7 @@ def judge_step(row: dict[str, str], data: Dataset) -> Verdict:
     return Verdict(row["step_id"], row["confidence"], got == row["expected"], row["expected"], got)
 
 
-def judge(row: dict[str, str], data: Dataset) -> Verdict:
+def judge(row: dict[str, str], data: Published) -> Verdict:
     """Compare one traced rule with the published lineage."""
     expected = row["expected_current"].strip() or f"ended:{row['ended'].strip() or 'removed'}"
     try:
@@ -85,7 +86,7 @@ def judge(row: dict[str, str], data: Dataset) -> Verdict:
 
 
 def report(out: Path, key: Path = KEY) -> tuple[list[Verdict], str]:
-    data = Dataset.load(out)
+    data = Published.load(out)
     rows = read_key(key)
     missing = sorted({row["source_id"] for row in rows} - set(data.sources))
     if missing:
@@ -129,7 +130,7 @@ class Restart:
     score: float  # how alike the two wordings are, letter by letter
 
 
-def restarts(data: Dataset) -> list[Restart]:
+def restarts(data: Published) -> list[Restart]:
     """Lineages that stop and restart: a lineage removed in one release, and one
     added in that release or a later one that is the same rule (the issue's
     measure: none, unless the releases really dropped and restored a rule).
@@ -168,7 +169,7 @@ def restarts(data: Dataset) -> list[Restart]:
     return found
 
 
-def generated_steps(data: Dataset, rows: Sequence[benchgen.Release]) -> list[Verdict]:
+def generated_steps(data: Published, rows: Sequence[benchgen.Release]) -> list[Verdict]:
     """The lineages of generated releases (``make bench``) against what the
     generator did, their answer key by construction: each rule of the release a
     generated one is made from goes on under its number there (``renumbered``,
@@ -242,7 +243,7 @@ def _wrong(verdicts: list[Verdict]) -> list[str]:
     return [f"  wrong: {v.key_id} expected {v.expected}, got {v.got}" for v in verdicts if not v.right]
 
 
-def per_source(out: Path, data: Dataset) -> list[str]:
+def per_source(out: Path, data: Published) -> list[str]:
     """One line per source: what starts and ends in each official release, and
     what each undated source leaves unmapped."""
     rules: Counter[str] = Counter()

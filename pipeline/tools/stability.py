@@ -26,7 +26,8 @@ from pathlib import Path
 from pipeline.errors import TraceError
 from pipeline.job import _previous_report, fingerprint, run_job
 from pipeline.query.dataset import rows as table_rows
-from pipeline.query.trace import Dataset, is_rule_row
+from pipeline.query.dataset import Published
+from pipeline.query.trace import is_rule_row
 from pipeline.run import Settings
 from pipeline.tools.bench import link_tree
 
@@ -93,7 +94,7 @@ def divergences(full: Numbers, thinned: Numbers, order: Sequence[str]) -> list[D
     return [Divergence(ks[0][0], ks[0][1], full[ks[0]][1], thinned[ks[0]][1], len(ks)) for ks in groups.values()]
 
 
-def thinned_run(raw: Path, data: Dataset, releases: Sequence[str], work: Path) -> tuple[Path, dict[str, str]]:
+def thinned_run(raw: Path, data: Published, releases: Sequence[str], work: Path) -> tuple[Path, dict[str, str]]:
     """Run the job on ``releases`` alone (links to their raw files) in ``work``:
     its output folder, and its source ids mapped to the full run's (by path)."""
     folder = work / "raw"
@@ -114,7 +115,7 @@ def _made_with(out: Path) -> str:
     return made
 
 
-def _check_made_from(raw: Path, out: Path, data: Dataset, made: str) -> None:
+def _check_made_from(raw: Path, out: Path, data: Published, made: str) -> None:
     """Refuse a dataset that ``raw`` (as it is now, with this code) did not make:
     its divergences would be the edits', not the thinning's."""
     missing = [sid for sid in data.releases if not (raw / data.sources[sid]["path"]).is_file()]
@@ -131,7 +132,7 @@ def report(raw: Path, out: Path) -> str:
     each thinned chain from the full one, one line each; a ``TraceError`` for a dataset
     that ``raw`` as it is now did not make, or one of fewer than three releases."""
     made = _made_with(out)
-    data = Dataset.load(out)
+    data = Published.load(out)
     if len(data.releases) < 3:
         n = len(data.releases)
         raise TraceError(f"{out} has {n} official release{'' if n == 1 else 's'}: thinning needs three or more")
