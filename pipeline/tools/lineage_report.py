@@ -27,8 +27,8 @@ from pipeline.errors import TraceError
 from pipeline.ingest.read import source_id
 from pipeline.lineage.evidence import Subjects
 from pipeline.lineage.thresholds import KEYWORD_SECTIONS
-from pipeline.query.dataset import rows as table_rows
 from pipeline.query.dataset import Published
+from pipeline.query.dataset import rows as table_rows
 from pipeline.query.trace import is_rule_row
 from pipeline.text import folded, title_key
 from pipeline.tools import benchgen
