@@ -25,8 +25,8 @@ from pathlib import Path
 
 from pipeline.errors import TraceError
 from pipeline.job import _previous_report, fingerprint, run_job
-from pipeline.query.dataset import rows as table_rows
 from pipeline.query.dataset import Published
+from pipeline.query.dataset import rows as table_rows
 from pipeline.query.trace import is_rule_row
 from pipeline.run import Settings
 from pipeline.tools.bench import link_tree
