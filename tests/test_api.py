@@ -72,6 +72,7 @@ def test_every_table_is_loaded_typed_by_the_datapackage(loaded: pipeline.Tables,
     assert "sections: 418 rows" in repr(loaded)
 
 
+@pytest.mark.slow  # every table of the full dataset written back
 def test_loaded_frames_write_back_the_same_csv(loaded: pipeline.Tables, bundled) -> None:  # type: ignore[no-untyped-def]
     """Nothing is lost or changed on the way in: each frame writes the published bytes."""
     _, out = bundled
@@ -125,6 +126,7 @@ def test_datapackage_lists_parquet_and_describes_every_field(bundled) -> None:  
     assert BY_NAME["rules"].meaning("text") != BY_NAME["elements"].meaning("text")
 
 
+@pytest.mark.slow  # the full dataset copied and loaded again
 def test_missing_or_damaged_out_is_a_clear_error(bundled, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _, out = bundled
     with pytest.raises(pipeline.DatasetError, match="nowhere: no such folder"):

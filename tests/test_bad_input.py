@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -13,13 +14,14 @@ from click.testing import CliRunner
 
 from pipeline.cli import main
 from pipeline.ingest.read import Settings, read_source
-from tests.conftest import RAW
+from pipeline.records import Element, Source
+from tests.conftest import RAW, Bundled, Table
 
 BAD = Path(__file__).resolve().parent / "bad"
 EXPECTED = json.loads((BAD / "expected.json").read_text(encoding="utf-8"))
 
 
-def _check(name: str, src, elements, expected: dict) -> None:  # type: ignore[no-untyped-def]
+def _check(name: str, src: Source, elements: list[Element], expected: dict[str, Any]) -> None:
     assert src.status == expected["status"], src.error
     if "error" in expected:
         assert src.error == expected["error"]
@@ -67,7 +69,7 @@ def _make_generated(root: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def unreadable_as_root(monkeypatch):  # type: ignore[no-untyped-def]
+def unreadable_as_root(monkeypatch: pytest.MonkeyPatch) -> None:
     """Root reads a mode-000 file anyway; make it fail as it does for everyone else."""
     if os.geteuid() != 0:
         return
@@ -82,7 +84,8 @@ def unreadable_as_root(monkeypatch):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.slow  # a second ingest of raw/, with a million-line file: minutes
-def test_whole_collection_with_the_bundled_data(tmp_path: Path, bundled, table, unreadable_as_root) -> None:  # type: ignore[no-untyped-def]
+def test_whole_collection_with_the_bundled_data(tmp_path: Path, bundled: Bundled, table: Table,
+                                                unreadable_as_root: None) -> None:
     raw = tmp_path / "raw"
     shutil.copytree(RAW, raw)
     shutil.copytree(BAD, raw / "bad", ignore=shutil.ignore_patterns("*.json", "*.md"))

@@ -152,6 +152,7 @@ def test_the_manifest_gives_each_rule_its_number_in_the_next_release(generated) 
         assert len(set(new) - images) == row.rules_added
 
 
+@pytest.mark.slow  # a chain of generated releases ingested
 def test_a_chain_with_cuts_splits_one_rule_and_merges_two_in_each_release(tmp_path: Path) -> None:
     """``cuts``: the rule cut keeps its first sentence under its number, the piece
     after it holds the rest; the rule merged away stands at the end of the one

@@ -191,6 +191,7 @@ def test_key_is_large_and_stratified() -> None:
     assert min(row["source_id"] for row in KEY) < "cr-2001" and max(row["source_id"] for row in KEY) >= "cr-2013"
 
 
+@pytest.mark.slow  # the report over the full dataset
 def test_report_scores_the_key(bundled) -> None:  # type: ignore[no-untyped-def]
     verdicts, text = report(bundled[1])
     right = sum(v.right for v in verdicts)
@@ -213,6 +214,7 @@ def test_report_refuses_a_dataset_without_the_keys_releases(tmp_path: Path) -> N
     assert done.returncode == 1 and done.stderr.startswith(f"Error: {tmp_path / 'nowhere'} holds no published dataset")
 
 
+@pytest.mark.slow  # the report over the full dataset
 def test_report_counts_what_starts_and_ends_in_each_release(bundled, table) -> None:  # type: ignore[no-untyped-def]
     _, text = report(bundled[1])
     per = {}
@@ -241,6 +243,7 @@ def test_history_never_stops_and_restarts(table) -> None:  # type: ignore[no-unt
         assert list(rows.effective_date) == sorted(rows.effective_date), lid
 
 
+@pytest.mark.slow  # job runs
 def test_no_lineage_stops_and_restarts(bundled) -> None:  # type: ignore[no-untyped-def]
     """No rule is removed and then added again as a lineage of its own (the
     issue's measure): 115.1e was, in 2020-06-01, before keyword names in common
@@ -1338,6 +1341,7 @@ def test_an_inserted_rule_shifts_the_numbers_after_it(texts: list[str], at: int,
     assert step.pairs == {i: (i if i < at else i + 1) for i in range(len(texts))}
 
 
+@pytest.mark.slow  # a job run
 def test_a_partial_copy_never_ends_a_lineage(tmp_path: Path) -> None:
     """A truncated copy of a release is attached to a release, not chained:
     nothing ends in it, and its rules keep their lineages."""
@@ -1355,6 +1359,7 @@ def test_a_partial_copy_never_ends_a_lineage(tmp_path: Path) -> None:
     assert data.lineages[data.find("702.87a", source="cr-2011-09-30__pit142857")]["canonical_number"] == "702.88a"
 
 
+@pytest.mark.slow  # a job run
 def test_a_suspect_half_release_is_mapped_through_the_release_it_matches(tmp_path: Path) -> None:
     """Half of a release fails the rule-count check (suspect, exit 3), but what
     it holds is rules of a release: mapped through it, not left unmapped with
@@ -1398,6 +1403,7 @@ def test_a_copy_cut_before_its_rules_is_read_as_the_release_of_its_date(tmp_path
                                  "cr-2026-08-07": "cr-2026-08-07", "cut": "cr-2026-04-17"}
 
 
+@pytest.mark.slow  # job runs
 def test_adding_a_release_aligns_only_the_new_pair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Steps are cached by the content of both releases: a re-run with one release
     more aligns one pair, and gives the lineages a cold run gives."""
@@ -1468,6 +1474,7 @@ def test_cli_trace_and_resolve(bundled) -> None:  # type: ignore[no-untyped-def]
     assert result.exit_code == 0 and "Totem Armor" in result.output and "Umbra Armor" in result.output
 
 
+@pytest.mark.slow  # job runs
 def test_a_date_names_the_release_not_a_copy_or_a_truncated_one(tmp_path: Path) -> None:
     """A date is the official release in effect then: not a truncated copy that
     states the same date (it had answered "z-partial has no rule 702.19a"), nor
@@ -1817,6 +1824,7 @@ def _same_steps(got: list[Step], want: list[Step]) -> bool:
     return [[getattr(s, f) for f in fields] for s in got] == [[getattr(s, f) for f in fields] for s in want]
 
 
+@pytest.mark.slow  # job runs
 def test_steps_aligned_ahead_are_the_steps_aligned_after() -> None:
     """Releases handed to Ahead as they are cleaned are aligned in its workers;
     _steps takes those steps, and aligns then (here) a step it was not handed:
@@ -1866,6 +1874,7 @@ def test_a_step_in_the_cache_is_not_aligned_ahead(tmp_path: Path) -> None:
         assert len(ahead._futures) == 1
 
 
+@pytest.mark.slow  # two job runs
 def test_a_run_in_parallel_publishes_what_a_run_in_one_process_does(tmp_path: Path) -> None:
     """With two jobs the steps are aligned while the sources are cleaned; with one,
     each in turn after. Every table is the same, byte for byte."""

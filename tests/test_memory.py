@@ -76,6 +76,7 @@ def test_the_collector_runs_less_often_during_a_build_only(tmp_path: Path, monke
     assert gc.get_threshold() == before
 
 
+@pytest.mark.slow  # a build in workers
 def test_a_workers_result_is_let_go_once_shared(tmp_path: Path) -> None:
     """Stage one is held once: the futures of the parser pool do not keep the
     workers' copies of the elements (strings of their own) until the pool closes."""

@@ -69,4 +69,5 @@ def test_section_of(number: str, section: str) -> None:
 
 
 def test_glossary_see_rule_uses_the_section_shape() -> None:
-    assert align.SEE_RULE.search("See rule 702.89, “Umbra Armor.”").group(1) == "702.89"  # type: ignore[union-attr]
+    found = align.SEE_RULE.search("See rule 702.89, “Umbra Armor.”")
+    assert found is not None and found.group(1) == "702.89"

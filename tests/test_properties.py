@@ -82,6 +82,7 @@ def test_fast_parser_equals_lark(text: str) -> None:
     assert parse(text) == parse_with_lark(text)
 
 
+@pytest.mark.slow  # Lark over every bundled file
 def test_fast_parser_equals_lark_on_bundled_data() -> None:
     from pipeline.ingest.decode import decode
     from tests.conftest import RAW

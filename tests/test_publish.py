@@ -51,6 +51,7 @@ def _ingest(raw: Path, out: Path, *extra: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+@pytest.mark.slow  # the full dataset's rules.json through jsonschema
 def test_rules_json_validates_against_the_shipped_schema(bundled) -> None:  # type: ignore[no-untyped-def]
     _, out = bundled
     schema = json.loads((out / "rules.schema.json").read_text(encoding="utf-8"))
@@ -157,6 +158,7 @@ def test_run_json_reports_inputs_stages_and_outputs(bundled) -> None:  # type: i
     assert outputs["elements.csv"]["sha256"] == hashlib.sha256((out / "elements.csv").read_bytes()).hexdigest()
 
 
+@pytest.mark.slow  # the full dataset rewritten by its libraries
 def test_files_hold_what_their_libraries_would_write(bundled) -> None:  # type: ignore[no-untyped-def]
     """The writer builds CSV lines itself and writes rules.json a section at a time (for
     speed): each CSV is what the csv module writes for its rows, rules.json is what
@@ -186,6 +188,7 @@ def test_search_finds_umbra_armor_and_dandan(bundled) -> None:  # type: ignore[n
     assert "206.3a" in result.output  # the rule of the reference that quotes the card
 
 
+@pytest.mark.slow  # two ingests in processes
 def test_two_runs_are_byte_identical(small_raw: Path, tmp_path: Path) -> None:
     # Separate processes with different hash seeds: no set or dict order may leak out.
     for name, seed in (("a", "1"), ("b", "2")):
@@ -198,6 +201,7 @@ def test_two_runs_are_byte_identical(small_raw: Path, tmp_path: Path) -> None:
     assert "rules.sqlite" in a and "datapackage.json" in a
 
 
+@pytest.mark.slow  # three ingests
 def test_unchanged_rerun_parses_nothing(small_raw: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert _ingest(small_raw, out)[0] == 0
@@ -239,6 +243,7 @@ def test_second_concurrent_run_is_refused(small_raw: Path, tmp_path: Path) -> No
     assert not out.exists()
 
 
+@pytest.mark.slow  # two ingests
 def test_failed_write_leaves_out_unchanged(small_raw: Path, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "out"
     assert _ingest(small_raw, out)[0] == 0
@@ -259,6 +264,7 @@ def test_failed_write_leaves_out_unchanged(small_raw: Path, tmp_path: Path, monk
     assert not list(tmp_path.glob(".out.staging-*"))
 
 
+@pytest.mark.slow  # ingests, one killed
 def test_killed_run_leaves_out_unchanged(small_raw: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert _ingest(small_raw, out)[0] == 0
@@ -281,6 +287,7 @@ def test_killed_run_leaves_out_unchanged(small_raw: Path, tmp_path: Path) -> Non
     assert "new" in (out / "sources.csv").read_text("utf-8")
 
 
+@pytest.mark.slow  # two ingests
 def test_jobs_do_not_change_the_output(small_raw: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["ingest", "--raw", str(small_raw), "--out", str(tmp_path / "one"),
                                        "--jobs", "1", "--full"])
@@ -292,6 +299,7 @@ def test_jobs_do_not_change_the_output(small_raw: Path, tmp_path: Path) -> None:
     assert {k: v for k, v in one.items() if k not in METADATA} == {k: v for k, v in two.items() if k not in METADATA}
 
 
+@pytest.mark.slow  # an ingest and frictionless
 def test_reference_that_uses_a_number_twice(tmp_path: Path) -> None:
     """September 2024 numbers both Offspring and Impending 702.175: the run still
     publishes valid keys, the first rule keeping the number."""
@@ -305,7 +313,7 @@ def test_reference_that_uses_a_number_twice(tmp_path: Path) -> None:
     assert "\n702.175a,702.175,\"Offspring represents two abilities." in rules
 
 
-@pytest.mark.slow  # a job run per release: test_reference_that_uses_a_number_twice is make test's one
+@pytest.mark.slow  # a job run per release
 @pytest.mark.parametrize("version", sorted(p.name for p in RAW.glob("cr-*.txt")))
 def test_each_release_alone_publishes(version: str, tmp_path: Path) -> None:
     """Any release can be the reference, numbering glitches and all (1999 has 408.f)."""

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -28,7 +29,7 @@ from pipeline import job, run
 from pipeline.cache import SourceCache
 from pipeline.cli import main
 from pipeline.ingest.read import discover, source_id, source_ids
-from pipeline.lineage.engine import Step
+from pipeline.lineage.evidence import Step
 from pipeline.publish import emit
 from pipeline.publish import folder as publish
 from pipeline.publish import sqlite as database
@@ -86,6 +87,7 @@ def test_users_file_in_a_sub_folder_of_a_published_folder_is_refused(published: 
     assert _tree(published) == before and (published / "parquet" / "drafts").is_dir()
 
 
+@pytest.mark.slow  # two ingests
 def test_a_marker_of_an_older_version_owns_the_outputs_run_json_lists_in_its_folders(
         published: Path, small_raw: Path) -> None:
     """Markers written before they listed sub-folders' files named parquet/
@@ -128,6 +130,7 @@ def test_users_file_inside_a_published_folder_is_refused(published: Path, small_
     assert _tree(published) == before
 
 
+@pytest.mark.slow  # two ingests
 def test_empty_folder_and_a_folder_from_before_the_marker_are_published_over(
     small_raw: Path, published: Path, tmp_path: Path
 ) -> None:
@@ -142,6 +145,7 @@ def test_empty_folder_and_a_folder_from_before_the_marker_are_published_over(
     assert (published / publish.MARKER).is_file()
 
 
+@pytest.mark.slow  # an ingest
 def test_sqlite_side_files_count_as_the_pipelines(published: Path, small_raw: Path) -> None:
     (published / "rules.sqlite-journal").write_bytes(b"")
     shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw)
@@ -202,6 +206,7 @@ def test_a_published_folder_is_never_read_as_input(published: Path, tmp_path: Pa
     assert "is a folder this pipeline published" in _one_line_error(output)
 
 
+@pytest.mark.slow  # a site built
 def test_a_dataset_or_site_inside_raw_is_never_read_as_input(published: Path, small_raw: Path,
                                                              tmp_path: Path) -> None:
     """`site --dest raw/site` writes thousands of pages that the next ingest would
@@ -218,6 +223,7 @@ def test_a_dataset_or_site_inside_raw_is_never_read_as_input(published: Path, sm
     assert not (tmp_path / "new").exists()
 
 
+@pytest.mark.slow  # an ingest
 def test_a_link_to_a_published_file_is_quarantined_not_read(published: Path, small_raw: Path,
                                                              tmp_path: Path) -> None:
     """raw/rules-link.csv -> out/rules.csv had been read as a source, status ok."""
@@ -259,6 +265,7 @@ def test_empty_raw_publishes_nothing_even_the_first_time(tmp_path: Path) -> None
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow  # an ingest
 def test_most_sources_gone_is_refused_unless_allowed(published: Path, small_raw: Path) -> None:
     before = _tree(published)
     for name in SMALL[:2]:
@@ -286,6 +293,7 @@ def test_every_source_quarantined_is_a_shrink(published: Path, small_raw: Path) 
     assert _tree(published) == before
 
 
+@pytest.mark.slow  # an ingest
 def test_renamed_or_updated_sources_are_not_gone(published: Path, small_raw: Path) -> None:
     for name in SMALL[:3]:
         (small_raw / name).rename(small_raw / f"renamed-{name}")
@@ -317,6 +325,7 @@ def test_shrinkage_counts_sources_and_rules() -> None:
 # --- source ids --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # four ingests
 def test_same_name_in_a_subfolder_and_identical_files_are_all_sources(tmp_path: Path) -> None:
     raw = tmp_path / "raw"
     (raw / "archive").mkdir(parents=True)
@@ -475,6 +484,7 @@ def test_reading_commands_without_a_published_run(tmp_path: Path, command: list[
     ("changes.md", "garbage"), ("changes.md", "missing"), ("rules.sqlite", "truncated"), ("elements.csv", "missing"),
     ("rules.csv", "flipped"),  # had been taken as unchanged (its size alone was checked)
 ])
+@pytest.mark.slow  # an ingest for each damage
 def test_ingest_over_a_damaged_output_rebuilds_it(light: tuple[Path, Path], name: str, how: str) -> None:
     raw, published = light
     _damage(published, name, how)
@@ -514,6 +524,7 @@ def _ctrl_c_as_on_a_terminal() -> None:
 
 
 @pytest.mark.parametrize("moment", ["reading", "publishing"])
+@pytest.mark.slow  # ingests interrupted
 def test_ctrl_c_exits_130_and_leaves_out_unchanged(light: tuple[Path, Path], tmp_path: Path, moment: str) -> None:
     """Ctrl-C reaches the whole process group (the job and its parser processes), as on a terminal."""
     raw, out = light
@@ -555,8 +566,8 @@ def test_ctrl_c_just_after_the_staging_folder_is_made_leaves_nothing(
     before = _digests(out)
     real_mkdir = Path.mkdir
 
-    def mkdir_then_ctrl_c(self: Path, *args: object, **kwargs: object) -> None:
-        real_mkdir(self, *args, **kwargs)  # type: ignore[arg-type]
+    def mkdir_then_ctrl_c(self: Path, *args: Any, **kwargs: Any) -> None:
+        real_mkdir(self, *args, **kwargs)
         if self.name.startswith(f".{out.name}.staging-"):
             raise KeyboardInterrupt
 
@@ -579,8 +590,8 @@ def test_a_failed_write_ends_the_database_process_at_once(tmp_path: Path, monkey
     made: list[database.Building] = []
     real_init = database.Building.__init__
 
-    def init(self: database.Building, *args: object) -> None:
-        real_init(self, *args)  # type: ignore[arg-type]
+    def init(self: database.Building, *args: Any) -> None:
+        real_init(self, *args)
         made.append(self)
 
     def interrupted(self: database.Building) -> str:
@@ -603,6 +614,7 @@ def test_a_failed_write_ends_the_database_process_at_once(tmp_path: Path, monkey
     assert time.monotonic() - start < 30  # not for ever
 
 
+@pytest.mark.slow  # an ingest in a process
 def test_sigterm_exits_143_and_cleans_up(published: Path, small_raw: Path, tmp_path: Path) -> None:
     before = _digests(published)
     shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw / "new.txt")
@@ -624,6 +636,7 @@ def test_sigterm_exits_143_and_cleans_up(published: Path, small_raw: Path, tmp_p
 # --- changes.md and the cache ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # five ingests
 def test_changes_lists_quarantined_sources_as_quarantined(published: Path, small_raw: Path) -> None:
     (small_raw / "scan.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw / "new.txt")
@@ -651,6 +664,7 @@ def test_changes_lists_quarantined_sources_as_quarantined(published: Path, small
     assert "## Sources gone that were quarantined (never read) (1)\n\n- bad\n" in changes
 
 
+@pytest.mark.slow  # two ingests
 def test_changes_lists_a_suspect_source_as_added_and_suspect(published: Path, small_raw: Path) -> None:
     """Half of a release is read (and mapped) but fails a self-check: it is added,
     and listed as suspect with its reason, not under "Sources quarantined"."""
@@ -670,6 +684,7 @@ def test_changes_lists_a_suspect_source_as_added_and_suspect(published: Path, sm
     assert "1 source still quarantined or suspect, as in the previous run" in changes
 
 
+@pytest.mark.slow  # two ingests
 def test_changes_says_when_the_reference_release_changes(published: Path, small_raw: Path) -> None:
     """A newer release becomes the reference: changes.md says so (it had listed
     only the rules that differ)."""
@@ -685,6 +700,7 @@ def test_changes_says_when_the_reference_release_changes(published: Path, small_
     assert "reference numbering" not in (published / "changes.md").read_text("utf-8")
 
 
+@pytest.mark.slow  # an ingest
 def test_first_run_with_a_quarantined_source(small_raw: Path, tmp_path: Path) -> None:
     (small_raw / "scan.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     assert _ingest(small_raw, tmp_path / "first")[0] == 3
@@ -693,6 +709,7 @@ def test_first_run_with_a_quarantined_source(small_raw: Path, tmp_path: Path) ->
     assert "## Sources quarantined (1)\n\n- scan.txt: not text: PNG image" in changes
 
 
+@pytest.mark.slow  # two ingests
 def test_cache_is_pruned_to_the_sources_that_exist(small_raw: Path, tmp_path: Path) -> None:
     shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw)
     cache_dir = tmp_path / "my-cache"
@@ -719,6 +736,7 @@ def test_cache_is_pruned_to_the_sources_that_exist(small_raw: Path, tmp_path: Pa
     assert not stale_temp.exists()
 
 
+@pytest.mark.slow  # an ingest
 def test_default_cache_is_pruned_too(published: Path, small_raw: Path, tmp_path: Path) -> None:
     cache_dir = tmp_path / ".cache" / "out"
     assert len(list(cache_dir.glob("*.pickle"))) == 4 + 1  # four sources, one lineage step
@@ -750,6 +768,7 @@ def _make_clean(root: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+@pytest.mark.slow  # an ingest and make in a copy of the project
 def test_make_clean_removes_what_was_generated_and_nothing_else(tmp_path: Path) -> None:
     root = _project_copy(tmp_path)
     user_files = _tree(root)
@@ -867,8 +886,9 @@ def _interrupted_with_workers_gone(script: str) -> None:
 _AHEAD_INTERRUPTED = """
 import sys, time
 from pathlib import Path
+from typing import Any
 from pipeline import workers
-from pipeline.lineage import engine as lineage
+from pipeline.lineage import chain as lineage
 from pipeline.ingest.read import Settings, read_source
 raw = Path("raw")
 names = ("cr-2009-02-01.txt", "cr-2009-07-11.txt", "cr-2009-09-04.txt")

@@ -49,6 +49,7 @@ def ids(text: str) -> set[str]:
     return set(re.findall(r'\sid="([^"]+)"', text))
 
 
+@pytest.mark.slow  # the site of the full dataset
 def test_every_source_and_lineage_has_its_page(site: SiteResult, bundled: tuple[Corpus, Path]) -> None:
     _, out = bundled
     ds = load(out)
@@ -63,6 +64,7 @@ def test_every_source_and_lineage_has_its_page(site: SiteResult, bundled: tuple[
     assert (site.dest / MARKER).is_file()
 
 
+@pytest.mark.slow  # the site of the full dataset
 def test_whole_site_links_resolve(site: SiteResult) -> None:
     broken, checked = broken_links(site.dest)
     assert checked > 50_000
@@ -88,6 +90,7 @@ def test_link_checker_finds_what_does_not_resolve(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.slow  # the site of the full dataset
 def test_rules_are_anchored_in_the_established_style(site: SiteResult) -> None:
     current = ids(page(site, "release/cr-2026-08-07.html"))
     assert {"R70242a", "R70289a", "R702", "R1001", "R1"} <= current
@@ -95,6 +98,7 @@ def test_rules_are_anchored_in_the_established_style(site: SiteResult) -> None:
     assert {"R50232a", "R2123d", "R5025b"} <= old  # 2004 numbers, as 2004 wrote them
 
 
+@pytest.mark.slow  # the site of the full dataset
 def test_old_cross_reference_links_to_its_own_release(site: SiteResult) -> None:
     text = page(site, "release/cr-2004-10-01.html")
     rule = re.search(r'<p class="rule" id="R5025b">.*?</p>', text)
@@ -104,6 +108,7 @@ def test_old_cross_reference_links_to_its_own_release(site: SiteResult) -> None:
     assert 'href="../lineage/702.10c.html"' in rule.group(0)
 
 
+@pytest.mark.slow  # the site of the full dataset
 def test_dump_cross_references_lead_to_the_release_it_shares_numbering_with(site: SiteResult) -> None:
     text = page(site, "release/000_eb8496d4591d3274.html")
     # the FAQ (numbering of 2013-05-01) cites 700.2 and 601.2b, which it does not contain itself
@@ -111,6 +116,7 @@ def test_dump_cross_references_lead_to_the_release_it_shares_numbering_with(site
     assert 'class="xref missing"' not in text
 
 
+@pytest.mark.slow  # the site of the full dataset
 def test_lineage_pages_show_the_whole_history(site: SiteResult) -> None:
     umbra = page(site, "lineage/702.89a.html")
     assert re.search(r"702\.87a</span> → <span class=\"num\">702\.88a</span> → <span class=\"num\">702\.89a", umbra)
@@ -124,6 +130,7 @@ def test_lineage_pages_show_the_whole_history(site: SiteResult) -> None:
     assert 'href="../release/cr-2003-10-01.html#R50232a"' in entwine
 
 
+@pytest.mark.slow  # the site of the full dataset
 def test_change_pages_match_lineages(site: SiteResult, bundled: tuple[Corpus, Path]) -> None:
     _, out = bundled
     ds = load(out)
@@ -150,6 +157,7 @@ def test_change_pages_match_lineages(site: SiteResult, bundled: tuple[Corpus, Pa
 
 
 @pytest.mark.parametrize("pair", ["neighbours", "far apart", "release to a copy", "a copy to a release"])
+@pytest.mark.slow  # the full dataset loaded and diffed
 def test_changes_are_the_diff_commands(pair: str, bundled: tuple[Corpus, Path]) -> None:
     _, out = bundled
     ds = load(out)
@@ -163,6 +171,7 @@ def test_changes_are_the_diff_commands(pair: str, bundled: tuple[Corpus, Path]) 
     assert sorted((c.kind, c.key) for c in ours) == sorted((c["change"], c["lineage_id"]) for c in theirs)
 
 
+@pytest.mark.slow  # the site of the full dataset
 def test_run_report(site: SiteResult, bundled: tuple[Corpus, Path]) -> None:
     text = page(site, "run.html")
     assert text.count("<svg") == 2
@@ -179,6 +188,7 @@ def test_run_report(site: SiteResult, bundled: tuple[Corpus, Path]) -> None:
     assert "Every self-check passed on every source." in text
 
 
+@pytest.mark.slow  # the site of the full dataset
 def test_index_has_a_timeline_and_search(site: SiteResult) -> None:
     text = page(site, "index.html")
     timeline = text[text.index('<svg class="timeline"'):]
@@ -222,6 +232,7 @@ def test_linkify_keeps_the_text_and_escapes_it(text: str, written: list[str]) ->
     assert html.unescape(re.sub(r"</?(a|span)\b[^>]*>", "", out)) == text
 
 
+@pytest.mark.slow  # the site of the full dataset
 def test_anchor_of_every_rule_number_is_unique_per_page(site: SiteResult) -> None:
     for path in (site.dest / "release").glob("*.html"):
         found = re.findall(r'\sid="([^"]+)"', path.read_text(encoding="utf-8"))
@@ -277,6 +288,7 @@ def test_a_rebuild_replaces_its_own_files_and_refuses_over_a_users(tmp_path: Pat
     assert (dest / "lineage" / "my-notes.txt").read_text(encoding="utf-8") == "keep me"
 
 
+@pytest.mark.slow  # the full dataset loaded again and again
 def test_missing_or_malformed_tables_name_the_file(tmp_path: Path, bundled: tuple[Corpus, Path]) -> None:
     _, out = bundled
     with pytest.raises(SiteError, match="no such folder"):

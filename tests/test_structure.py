@@ -4,6 +4,7 @@ blank lines removed, doubled, added anywhere, or with other line endings."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -35,8 +36,12 @@ def _read(text: str) -> tuple[list[tuple[str, str, str, str]], str, str, list[st
     return _what_it_says(elements), source_format(elements), effective_date(elements), failed
 
 
+# Each release's decoded text, and what ``_read`` makes of it.
+Originals = dict[str, tuple[str, tuple[list[tuple[str, str, str, str]], str, str, list[str]]]]
+
+
 @pytest.fixture(scope="module")
-def originals() -> dict[str, tuple[str, tuple[list[tuple[str, str, str, str]], str, str, list[str]]]]:
+def originals() -> Originals:
     out = {}
     for path in VERSIONS:
         text = decode(path.read_bytes()).text
@@ -64,7 +69,7 @@ def _no_blank_before_contents(text: str) -> str:
 @pytest.mark.parametrize("variant", [_no_blank_lines, _blank_after_every_line, _blank_lines_doubled,
                                      _no_blank_before_contents], ids=lambda f: f.__name__.strip("_"))
 @pytest.mark.parametrize("version", [p.stem for p in VERSIONS])
-def test_blank_lines_change_nothing(version: str, variant, originals) -> None:  # type: ignore[no-untyped-def]
+def test_blank_lines_change_nothing(version: str, variant: Callable[[str], str], originals: Originals) -> None:
     text, expected = originals[version]
     changed = variant(text)
     assert changed != text or variant is _no_blank_before_contents
@@ -72,7 +77,7 @@ def test_blank_lines_change_nothing(version: str, variant, originals) -> None:  
 
 
 @pytest.mark.parametrize("version", [p.stem for p in VERSIONS])
-def test_every_release_is_read_whole(version: str, originals) -> None:  # type: ignore[no-untyped-def]
+def test_every_release_is_read_whole(version: str, originals: Originals) -> None:
     _, (said, fmt, date, failed) = originals[version]
     assert (fmt, date, failed) == ("cr_document", version.removeprefix("cr-"), [])
     kinds = {kind for kind, *_ in said}
@@ -81,7 +86,7 @@ def test_every_release_is_read_whole(version: str, originals) -> None:  # type: 
 
 @pytest.mark.parametrize("newline", ["\r\n", "\r"], ids=["CRLF", "CR"])
 @pytest.mark.parametrize("version", ["cr-1999-11-01", "cr-2003-10-01", "cr-2024-09-20"])
-def test_line_endings_change_nothing(version: str, newline: str, tmp_path: Path, originals) -> None:  # type: ignore[no-untyped-def]
+def test_line_endings_change_nothing(version: str, newline: str, tmp_path: Path, originals: Originals) -> None:
     """Through the whole first stage (decode, parse, assemble, checks), from bytes on disk."""
     text, (said, fmt, date, _) = originals[version]
     (tmp_path / f"{version}.txt").write_bytes(text.replace("\n", newline).encode("utf-8"))
@@ -94,7 +99,8 @@ def test_line_endings_change_nothing(version: str, newline: str, tmp_path: Path,
                                                                HealthCheck.function_scoped_fixture])
 @given(version=st.sampled_from([p.stem for p in VERSIONS]), seed=st.integers(0, 2**32 - 1),
        drop=st.floats(0, 1), add=st.floats(0, 0.5))
-def test_any_blank_lines_removed_or_added(originals, version: str, seed: int, drop: float, add: float) -> None:  # type: ignore[no-untyped-def]
+def test_any_blank_lines_removed_or_added(originals: Originals, version: str, seed: int, drop: float,
+                                          add: float) -> None:
     """Blank lines removed at random, and added at random between any two lines."""
     text, expected = originals[version]
     rng = random.Random(seed)
@@ -108,14 +114,14 @@ def test_any_blank_lines_removed_or_added(originals, version: str, seed: int, dr
     assert _read("\n".join(out)) == expected
 
 
-def test_contents_found_without_a_contents_heading(originals) -> None:  # type: ignore[no-untyped-def]
+def test_contents_found_without_a_contents_heading(originals: Originals) -> None:
     """A run of numbered headings whose entries come again is a table of contents."""
     text, expected = originals["cr-2024-09-20"]
     assert "\nContents\n" in text
     assert _read(text.replace("\nContents\n", "\n", 1)) == expected
 
 
-def test_regions_of_a_release_without_blank_lines(originals) -> None:  # type: ignore[no-untyped-def]
+def test_regions_of_a_release_without_blank_lines(originals: Originals) -> None:
     text, _ = originals["cr-2026-08-07"]
     lines = parse(_no_blank_lines(text))
     shape = layout(lines)
@@ -140,7 +146,7 @@ def test_glossary_terms(text: str, term: bool) -> None:
     assert is_term(line) is term
 
 
-def test_1999_glossary_entries_all_have_text(originals) -> None:  # type: ignore[no-untyped-def]
+def test_1999_glossary_entries_all_have_text(originals: Originals) -> None:
     """Numbered senses ("2. A counter is ...") and the expansion-symbol list belong
     to their entries (they were 34 entries without text)."""
     _, (said, *_) = originals["cr-1999-11-01"]
@@ -153,7 +159,7 @@ def test_1999_glossary_entries_all_have_text(originals) -> None:  # type: ignore
     assert glossary["Untap"].startswith("1. To untap a tapped card is to rotate it back")
 
 
-def test_rules_of_dashes_round_the_1999_glossary_are_noise(originals) -> None:  # type: ignore[no-untyped-def]
+def test_rules_of_dashes_round_the_1999_glossary_are_noise(originals: Originals) -> None:
     """cr-1999-04-23 frames "Glossary" and "Index" with lines of dashes. The one
     under "Glossary" was read as the first term (with "Ability" as its text), and
     the one over "Index" as the end of the entry "Zone". An indented rule of
@@ -184,7 +190,7 @@ def test_entries_printed_without_a_blank_line_between_them() -> None:
     ]
 
 
-def test_a_section_left_blank_is_a_section_not_a_rule(originals) -> None:  # type: ignore[no-untyped-def]
+def test_a_section_left_blank_is_a_section_not_a_rule(originals: Originals) -> None:
     """2008-2009 keep 211 empty so that the numbers after it stay: "211. [This
     section has been intentionally left blank ...]" is too long for a title, but
     a section all the same, with no rule in it."""
@@ -199,7 +205,7 @@ def test_a_section_left_blank_is_a_section_not_a_rule(originals) -> None:  # typ
     assert not [el for el in elements if el.kind == "rule" and el.number_as_written.startswith("211")]
 
 
-def test_a_title_whose_symbol_a_code_page_lost_is_still_a_title(originals) -> None:  # type: ignore[no-untyped-def]
+def test_a_title_whose_symbol_a_code_page_lost_is_still_a_title(originals: Originals) -> None:
     """Saved in cp1252, 2026's "702.186. ∞ (Infinity)" reads "702.186. ? (Infinity)":
     still the section's title, not a rule (the "?" is no end of a sentence)."""
     text, _ = originals["cr-2026-08-07"]
