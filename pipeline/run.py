@@ -19,9 +19,9 @@ from pipeline.cache import SourceCache
 from pipeline.corpus import clean, dedupe, noise
 from pipeline.ingest import checks
 from pipeline.ingest.read import Progress, Settings, discover, read_all
-from pipeline.lineage import engine as lineage
+from pipeline.lineage import chain as lineage
 from pipeline.lineage import numbering
-from pipeline.lineage.engine import Lineage
+from pipeline.lineage.chain import Lineage
 from pipeline.records import Element, Mapping, Source
 
 __all__ = ["Corpus", "Progress", "Settings", "Stopwatch", "build"]

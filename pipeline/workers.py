@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 # What a fresh worker needs loaded before its first task (numpy and rapidfuzz among it).
-PRELOAD = ("pipeline.lineage.engine",)
+PRELOAD = ("pipeline.lineage.chain",)
 
 
 # How long a stopped pool's manager thread may take to end (it ends at once: its

@@ -27,8 +27,7 @@ from pipeline.corpus.clean import Vocabulary, clean
 from pipeline.errors import TraceError
 from pipeline.ingest.read import Settings, read_source
 from pipeline.job import run_job
-from pipeline.lineage import context, evidence, leftovers, numbering, openings, pieces, renumbered
-from pipeline.lineage import engine as chain
+from pipeline.lineage import chain, context, evidence, leftovers, numbering, openings, pieces, renumbered
 from pipeline.lineage.evidence import Release, Step, Subjects, similarity
 from pipeline.lineage.step import align_pair
 from pipeline.lineage.thresholds import MIN_FAR, MIN_NEAR, MIN_SAME_SECTION

@@ -1,6 +1,6 @@
 """The numbering stage: every element's canonical number, through the lineages.
 
-The dated, complete official releases form the chain that ``pipeline.lineage.engine``
+The dated, complete official releases form the chain that ``pipeline.lineage.chain``
 follows. Every other source (an FAQ or web page, a partial or truncated copy,
 an undated release) is attached to the chain release it matches best, aligned
 with that release by ``pipeline.lineage.align``, and mapped through its lineages, so it
@@ -20,7 +20,7 @@ from pipeline.changes import change_of
 from pipeline.corpus.dedupe import normalise_number
 from pipeline.lineage import align
 from pipeline.lineage.attach import attach, rule_pairs
-from pipeline.lineage.engine import Ahead, Lineage, Lineages, follow
+from pipeline.lineage.chain import Ahead, Lineage, Lineages, follow
 from pipeline.numbers import section_of, sort_key
 from pipeline.records import WRITTEN_TWICE, Element, Mapping, Source, evolve
 from pipeline.text import folded, title_key

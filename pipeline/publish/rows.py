@@ -21,7 +21,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pipeline.corpus import xrefs
 from pipeline.corpus.dedupe import normalise_number
 from pipeline.ingest.checks import format_checks
-from pipeline.lineage.engine import Lineage
+from pipeline.lineage.chain import Lineage
 from pipeline.numbers import section_of, sort_key
 from pipeline.publish.tables import KINDS, TABLES
 from pipeline.records import Element, Mapping, Source
