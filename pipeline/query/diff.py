@@ -12,12 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pipeline.changes import change_of
+from pipeline.changes import change_of, word_diff
 from pipeline.errors import TraceError
 from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import section_of, sort_key
 from pipeline.query.dataset import Published
-from pipeline.query.trace import word_diff
 
 ORDER = ("added", "removed", "moved", "edited", "moved+edited", "split", "merged")
 

@@ -10,47 +10,21 @@ the pipeline.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
-from pipeline.changes import change_of
+from pipeline.changes import change_of, word_diff
 from pipeline.errors import TraceError
 from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import sort_key
 from pipeline.query.dataset import Published, checked_date, cited_number, missing
 from pipeline.query.dataset import rows as _read  # noqa: F401  (the tools read CSVs with it)
-from pipeline.text import fold, folded_title
+from pipeline.text import folded_title
 
 # The names the tools and tests used when this module read the CSVs itself.
 Dataset = Published
 __all__ = ["Dataset", "TraceError", "checked_date", "cited_number", "describe_resolved", "is_rule_row", "missing",
-           "resolve", "resolve_text", "trace", "trace_json", "word_diff"]
-
-
-def word_diff(old: str, new: str) -> str:
-    """Inline word diff, ``[-removed-]{+added+}`` as ``git diff --word-diff`` shows it.
-
-    Words that differ only in quote style are the same word (as they are no edit
-    for the change function), shown as the new version writes them.
-
-    >>> word_diff("Play this ability only", "Activate this ability only")
-    '[-Play-] {+Activate+} this ability only'
-    >>> print(word_diff("its “card” here", 'its "card" here now'))
-    its "card" here {+now+}
-    """
-    a, b = old.split(), new.split()
-    out: list[str] = []
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, [fold(w) for w in a], [fold(w) for w in b],
-                                              autojunk=False).get_opcodes():
-        if op == "equal":
-            out.append(" ".join(b[j1:j2]))
-            continue
-        if i2 > i1:
-            out.append("[-" + " ".join(a[i1:i2]) + "-]")
-        if j2 > j1:
-            out.append("{+" + " ".join(b[j1:j2]) + "+}")
-    return " ".join(out)
+           "resolve", "resolve_text", "trace", "trace_json"]
 
 
 def is_rule_row(row: dict[str, str]) -> bool:

@@ -14,7 +14,6 @@ same rules in the browser to the same data, and a test holds the two equal.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
 from pipeline.changes import change_of
 from pipeline.site.data import Dataset, Version
@@ -89,22 +88,3 @@ def compare(ds: Dataset, old_id: str, new_id: str, have: dict[str, dict[str, Ver
                                   into.number if into else ""))
     return sorted(changes, key=lambda c: (number_order(c.new_number or c.other_number or c.old_number),
                                           number_order(c.old_number)))
-
-
-def word_ops(old: str, new: str) -> list[tuple[str, str]]:
-    """A word diff as (op, words) runs: ``=`` kept, ``-`` removed, ``+`` added.
-
-    >>> word_ops("Totem armor is static", "Umbra armor is static")
-    [('-', 'Totem'), ('+', 'Umbra'), ('=', 'armor is static')]
-    """
-    a, b = old.split(), new.split()
-    ops: list[tuple[str, str]] = []
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if op == "equal":
-            ops.append(("=", " ".join(a[i1:i2])))
-            continue
-        if i2 > i1:
-            ops.append(("-", " ".join(a[i1:i2])))
-        if j2 > j1:
-            ops.append(("+", " ".join(b[j1:j2])))
-    return ops

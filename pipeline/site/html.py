@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-from pipeline.site.changes import word_ops
+from pipeline.changes import word_ops
 
 # A resolver takes (target in the source's numbering, its canonical number) to an href, or None.
 Resolver = Callable[[str, str], "str | None"]

@@ -1,5 +1,5 @@
 /* Compare any two sources in the browser, matched through lineages, with the rules of
-   pipeline/sitechanges.py (a test holds the two equal). Wordings are compared by the
+   pipeline/site/changes.py (a test holds the two equal), and the word diff of wordops.js. Wordings are compared by the
    number the site gave their folded form (pipeline.text.folded), not refolded here.
    Each source's rules are a plain script, data/<source>.js, loaded on demand, so this
    works from file:// too. Lineages are known by the names of their pages
@@ -73,31 +73,9 @@
     return out;
   }
 
-  // Word diff by longest common subsequence: [op, words] runs, "=", "-" or "+".
-  function wordOps(a, b) {
-    a = a.split(/\s+/).filter(Boolean); b = b.split(/\s+/).filter(Boolean);
-    var n = a.length, m = b.length, L = [], i, j;
-    for (i = 0; i <= n; i++) { L.push(new Int32Array(m + 1)); }
-    for (i = n - 1; i >= 0; i--) for (j = m - 1; j >= 0; j--)
-      L[i][j] = a[i] === b[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
-    var ops = [];
-    function push(op, w) {
-      var last = ops[ops.length - 1];
-      if (last && last[0] === op) last[1].push(w); else ops.push([op, [w]]);
-    }
-    i = 0; j = 0;
-    while (i < n && j < m) {
-      if (a[i] === b[j]) { push("=", a[i]); i++; j++; }
-      else if (L[i + 1][j] >= L[i][j + 1]) { push("-", a[i]); i++; }
-      else { push("+", b[j]); j++; }
-    }
-    while (i < n) push("-", a[i++]);
-    while (j < m) push("+", b[j++]);
-    return ops;
-  }
   function diffNode(a, b) {
     var p = document.createElement("p"); p.className = "vtext";
-    wordOps(a, b).forEach(function (op, idx) {
+    window.wordOps(a, b).forEach(function (op, idx) {
       if (idx) p.appendChild(document.createTextNode(" "));
       var words = op[1].join(" ");
       if (op[0] === "=") { p.appendChild(document.createTextNode(words)); return; }
