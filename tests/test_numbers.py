@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline import numbers, text
-from pipeline.corpus import xrefs
 from pipeline.ingest.assemble import split_number
 from pipeline.ingest.parse import parse, parser
 from pipeline.lineage import align
@@ -46,7 +45,7 @@ def test_every_number_the_grammar_accepts_is_accepted_everywhere(number: str) ->
     (line,) = parse(f"{number} Some rule text.")
     written, body, _ = split_number(numbers.RULE_AT_START, line.text)
     assert (line.kind, written.rstrip("."), body) == ("RULE", number.rstrip("."), "Some rule text.")
-    assert xrefs.find(f"see rule {number.rstrip('.')} here")[0][1] == numbers.normalise(number)
+    assert numbers.cross_references(f"see rule {number.rstrip('.')} here")[0][1] == numbers.normalise(number)
     assert text.masked(f"see rule {number.rstrip('.')} here") == "see rule # here"
     pattern = rules_schema()["$defs"]["number"]["pattern"]
     assert re.fullmatch(pattern, numbers.normalise(number))
@@ -58,7 +57,7 @@ def test_every_number_the_grammar_accepts_is_accepted_everywhere(number: str) ->
     ("see rule 702. 37a", ["702.37a"]),
 ])
 def test_cross_references(text: str, targets: list[str]) -> None:
-    assert [t for _, t in xrefs.find(text)] == targets
+    assert [t for _, t in numbers.cross_references(text)] == targets
 
 
 @pytest.mark.parametrize(("number", "section"), [

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from pipeline.numbers import normalise
+from pipeline.numbers import normalise as normalise_number
 from pipeline.records import Element, evolve
 from pipeline.text import fold
 
-# The reference's way of writing a number (an alias kept for the stages that import it).
-normalise_number = normalise
 
 def dedupe_key(el: Element) -> tuple[str, ...]:
     """Kind, number (canonical when known) and wording with quote style and spacing folded."""

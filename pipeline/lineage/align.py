@@ -20,8 +20,8 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from pipeline import numbers
-from pipeline.corpus.dedupe import normalise_number
 from pipeline.lineage.thresholds import MIN_LOOSE_SCORE, MIN_RULE_SCORE, MIN_VOTE_SCORE, SHORTLIST, SUBSET_WEIGHT
+from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import section_of
 from pipeline.records import Element, Mapping, evolve
 from pipeline.text import masked, match_text, title_key

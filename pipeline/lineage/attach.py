@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from pipeline.corpus.dedupe import normalise_number
+from pipeline.numbers import normalise as normalise_number
 from pipeline.records import Element
 from pipeline.text import folded
 

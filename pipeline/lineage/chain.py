@@ -21,9 +21,9 @@ from types import TracebackType
 
 from pipeline import workers
 from pipeline.cache import SourceCache
-from pipeline.corpus.dedupe import normalise_number
 from pipeline.lineage.evidence import Release, Step
 from pipeline.lineage.step import align_pair
+from pipeline.numbers import normalise as normalise_number
 from pipeline.records import Element, Source
 
 

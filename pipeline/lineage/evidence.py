@@ -23,11 +23,10 @@ from functools import cached_property, lru_cache
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from pipeline.corpus import xrefs
-from pipeline.corpus.dedupe import normalise_number
 from pipeline.lineage.align import SEE_RULE
 from pipeline.lineage.thresholds import KEYWORD_SECTIONS, MIN_CONTAINED, MIN_NEAR, MIN_WORDS_KEPT, NEAR, SUBSET_WEIGHT
-from pipeline.numbers import section_of
+from pipeline.numbers import cross_references, section_of
+from pipeline.numbers import normalise as normalise_number
 from pipeline.records import Element
 from pipeline.text import folded, title_key
 
@@ -102,7 +101,7 @@ class Release:
             source_id, rules, numbers, [folded(el.text) for el in rules],
             [by_line.get(el.parent_line) or section_of(n) for el, n in zip(rules, numbers, strict=True)],
             sections, aliases, [tuple(found) for found in examples],
-            [tuple(dict.fromkeys(target for _, target in xrefs.find(el.text))) for el in rules], chapters,
+            [tuple(dict.fromkeys(target for _, target in cross_references(el.text))) for el in rules], chapters,
         )
 
 

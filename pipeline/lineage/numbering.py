@@ -17,10 +17,10 @@ from typing import Any
 
 from pipeline.cache import SourceCache
 from pipeline.changes import change_of
-from pipeline.corpus.dedupe import normalise_number
 from pipeline.lineage import align
 from pipeline.lineage.attach import attach, rule_pairs
 from pipeline.lineage.chain import Ahead, Lineage, Lineages, follow
+from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import section_of, sort_key
 from pipeline.records import WRITTEN_TWICE, Element, Mapping, Source, evolve
 from pipeline.text import folded, title_key

@@ -18,11 +18,10 @@ from functools import cache
 from operator import attrgetter, itemgetter
 from typing import Any, Generic, Protocol, TypeVar
 
-from pipeline.corpus import xrefs
-from pipeline.corpus.dedupe import normalise_number
 from pipeline.ingest.checks import format_checks
 from pipeline.lineage.chain import Lineage
-from pipeline.numbers import section_of, sort_key
+from pipeline.numbers import cross_references, section_of, sort_key
+from pipeline.numbers import normalise as normalise_number
 from pipeline.publish.tables import KINDS, TABLES
 from pipeline.records import Element, Mapping, Source
 
@@ -230,7 +229,7 @@ def _derived(corpus: Built) -> dict[str, Iterable[Row]]:
     for el in els:
         if el.kind in ("rule", "example", "qa", "glossary", "prose"):
             body = el.answer if el.kind == "qa" else el.text
-            for written, target in xrefs.find(body):
+            for written, target in cross_references(body):
                 own = per_source_map.get((el.source_id, target))
                 mapped = own if own is not None else per_source_map.get((like.get(el.source_id, ""), target), "")
                 if own is None and (el.source_id, target) not in by_xref:

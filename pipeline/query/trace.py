@@ -265,7 +265,7 @@ def describe_resolved(found: dict[str, Any]) -> str:
 def resolve_text(out: Path, text: str, source: str = "", as_of: str = "") -> list[dict[str, Any]]:
     """Every rule citation in a text (``502.32a``, ``rule 409.1``), resolved; a
     number the release did not have is reported with an ``error``."""
-    from pipeline.corpus.xrefs import citations
+    from pipeline.numbers import citations
 
     data = Published(out)
     where = data.release_on(as_of) if as_of else data.known(source)
