@@ -7,6 +7,7 @@ pipeline gets wrong today are strict xfails with what it answers instead.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import shutil
@@ -32,8 +33,12 @@ from pipeline.lineage.evidence import Release, Step, Subjects, similarity
 from pipeline.lineage.step import align_pair
 from pipeline.lineage.thresholds import MIN_FAR, MIN_NEAR, MIN_SAME_SECTION
 from pipeline.numbers import section_of, sort_key
+from pipeline.publish import sqlite
+from pipeline.publish.tables import TABLES
+from pipeline.query.dataset import Published
+from pipeline.query.dataset import rows as table_rows
 from pipeline.query.diff import diff
-from pipeline.query.trace import Dataset, _read, resolve
+from pipeline.query.trace import resolve
 from pipeline.records import Element, Source
 from pipeline.site import data as sitedata
 from pipeline.tools.lineage_report import HELDOUT_KEY, STEP_KEY, judge, judge_step, read_key, report, restarts
@@ -53,8 +58,8 @@ KNOWN_WRONG |= {
 
 
 @pytest.fixture(scope="module")
-def data(bundled) -> Dataset:  # type: ignore[no-untyped-def]
-    return Dataset.load(bundled[1])
+def data(bundled) -> Published:  # type: ignore[no-untyped-def]
+    return Published.load(bundled[1])
 
 
 @pytest.mark.parametrize("row", [
@@ -62,7 +67,7 @@ def data(bundled) -> Dataset:  # type: ignore[no-untyped-def]
     if row["key_id"] in KNOWN_WRONG else pytest.param(row, id=row["key_id"])
     for row in KEY
 ])
-def test_hand_traced_rule(row: dict[str, str], data: Dataset) -> None:
+def test_hand_traced_rule(row: dict[str, str], data: Published) -> None:
     verdict = judge(row, data)
     assert verdict.right, f"{row['source_id']} {row['number']}: expected {verdict.expected}, got {verdict.got}"
 
@@ -103,7 +108,7 @@ HELDOUT_WRONG = {
     if row["key_id"] in HELDOUT_WRONG else pytest.param(row, id=row["key_id"])
     for row in read_key(HELDOUT_KEY)
 ])
-def test_held_out_rule(row: dict[str, str], data: Dataset) -> None:
+def test_held_out_rule(row: dict[str, str], data: Published) -> None:
     """A rule drawn at random from the 1999-2025 releases and traced blind."""
     verdict = judge(row, data)
     assert verdict.right, f"{row['source_id']} {row['number']}: expected {verdict.expected}, got {verdict.got}"
@@ -162,7 +167,7 @@ def _step_param(row: dict[str, str]) -> object:
 
 
 @pytest.mark.parametrize("row", [_step_param(row) for row in read_key(STEP_KEY, "step_id")])
-def test_hand_judged_step(row: dict[str, str], data: Dataset) -> None:
+def test_hand_judged_step(row: dict[str, str], data: Published) -> None:
     """One step of a lineage, judged by readers of the two releases who were shown
     two candidates (blind to which the pipeline chose) and could name another:
     ``tests/data/step_key.csv``. ``expected`` is the rule of the newer release that
@@ -177,7 +182,7 @@ def test_hand_judged_step(row: dict[str, str], data: Dataset) -> None:
     ("cr-2017-08-25", "718.5b", "cr-2018-07-13", "719.5b"),
 ])
 def test_rules_opening_alike_are_not_swapped(old_release: str, old_number: str, new_release: str, expected: str,
-                                             data: Dataset) -> None:
+                                             data: Published) -> None:
     row = {"step_id": old_number, "old_release": old_release, "old_number": old_number,
            "new_release": new_release, "expected": expected, "confidence": "clear"}
     assert judge_step(row, data).right, judge_step(row, data)
@@ -248,7 +253,7 @@ def test_no_lineage_stops_and_restarts(bundled) -> None:  # type: ignore[no-unty
     issue's measure): 115.1e was, in 2020-06-01, before keyword names in common
     made two wordings one rule's."""
     _, out = bundled
-    assert restarts(Dataset.load(out)) == []
+    assert restarts(Published.load(out)) == []
 
 
 def test_a_restart_is_the_same_rule_removed_and_added_again(tmp_path: Path) -> None:
@@ -257,8 +262,8 @@ def test_a_restart_is_the_same_rule_removed_and_added_again(tmp_path: Path) -> N
     out = tmp_path / "out"
     out.mkdir()
     releases = ["cr-2001-01-01", "cr-2002-01-01", "cr-2003-01-01"]
-    _write(out / "sources.csv", ["source_id", "effective_date", "format"],
-           [[sid, sid[3:], "cr_document"] for sid in releases])
+    _write(out / "sources.csv", ["source_id", "effective_date", "format", "numbering_like"],
+           [[sid, sid[3:], "cr_document", sid] for sid in releases])
     _write(out / "renumber_map.csv", ["source_id", "number_as_written", "title", "canonical_number", "lineage_id"],
            [[sid, "702.5", "Flying", "", ""] for sid in releases] + [[sid, "702.6", "Banding", "", ""]
                                                                         for sid in releases])
@@ -276,7 +281,8 @@ def test_a_restart_is_the_same_rule_removed_and_added_again(tmp_path: Path) -> N
     _write(out / "lineages.csv", ["lineage_id", "canonical_number", "ended", "ended_in"],
            [["a", "", "removed", "cr-2002-01-01"], ["b", "702.5b", "", ""], ["c", "", "removed", "cr-2002-01-01"],
             ["d", "702.6b", "", ""]])
-    found = restarts(Dataset.load(out))
+    _database(out)
+    found = restarts(Published.load(out))
     # a restarts as b (and as d, worded as it was); c about banding is not d about flying.
     assert [(r.ended, r.started) for r in found] == [("a", "b"), ("a", "d")]
 
@@ -286,6 +292,18 @@ def _write(path: Path, columns: list[str], rows: list[list[str]]) -> None:
         writer = csv.writer(fh)
         writer.writerow(columns)
         writer.writerows(rows)
+
+
+def _database(out: Path) -> None:
+    """``rules.sqlite`` of the hand-made CSVs in ``out`` (the contract's other tables and
+    columns empty), built as the job builds it: the queries read the database."""
+    tables: dict[str, list[tuple[object, ...]]] = {}
+    for table in TABLES:
+        path = out / f"{table.name}.csv"
+        with contextlib.suppress(FileNotFoundError), path.open(encoding="utf-8", newline="") as fh:
+            tables[table.name] = [tuple(r.get(c, "") for c in table.columns) for r in csv.DictReader(fh)]
+        tables.setdefault(table.name, [])
+    sqlite.build(tables, out / "rules.sqlite")
 
 
 def test_every_rule_of_every_release_has_one_lineage(table) -> None:  # type: ignore[no-untyped-def]
@@ -349,11 +367,11 @@ def test_rules_and_sections_list_the_sources_that_have_them(table) -> None:  # t
     # "equip and provoke"): the same rule, not two about different keywords.
     ("cr-2020-01-24", "115.1e", "115.1e"),
 ])
-def test_issue_cases(source: str, number: str, current: str, data: Dataset) -> None:
+def test_issue_cases(source: str, number: str, current: str, data: Published) -> None:
     assert data.lineages[data.find(number, source=source)]["canonical_number"] == current
 
 
-def test_a_number_a_release_wrote_for_two_rules_is_asked_which(data: Dataset) -> None:
+def test_a_number_a_release_wrote_for_two_rules_is_asked_which(data: Published) -> None:
     """2024-09 wrote 702.175a for Offspring's and Impending's definitions: trace and
     resolve neither pick the first (as they did) nor say it has no such rule."""
     with pytest.raises(TraceError, match=r"^cr-2024-09-20 has 702\.175a for 2 rules in this source, now "
@@ -362,7 +380,7 @@ def test_a_number_a_release_wrote_for_two_rules_is_asked_which(data: Dataset) ->
     assert data.lineages[data.find("702.175b", source="cr-2024-09-20")]["canonical_number"] == "702.175b"
 
 
-def test_a_rule_goes_on_in_the_whole_not_in_a_piece_cut_from_it(data: Dataset) -> None:
+def test_a_rule_goes_on_in_the_whole_not_in_a_piece_cut_from_it(data: Published) -> None:
     """Held-out R20 (traced clear): July 2009's combat damage rule 310.1 is 510.1,
     which opens with its announcements in other words, not 510.3, its trigger
     sentence word for word, which was split from it (seven rules away)."""
@@ -372,7 +390,7 @@ def test_a_rule_goes_on_in_the_whole_not_in_a_piece_cut_from_it(data: Dataset) -
     assert piece["split_from"] == line["lineage_id"] and piece["first_source"] == "cr-2009-07-11"
 
 
-def test_a_rule_goes_on_whole_not_as_a_subrule_holding_it(data: Dataset) -> None:
+def test_a_rule_goes_on_whole_not_as_a_subrule_holding_it(data: Published) -> None:
     """Held-out M40 and step key S175 (two readers, judgement calls): June 2023
     folded the meld rules (713) into the double-faced card rules; the meld head
     rule 713.1 is 712.4 ("meld cards have a Magic card face on one side and half
@@ -389,7 +407,7 @@ def test_a_rule_goes_on_whole_not_as_a_subrule_holding_it(data: Dataset) -> None
     assert data.lineages[data.find("713.8", source="cr-2023-02-03")]["ended"] == "removed"
 
 
-def test_a_rule_goes_on_in_the_rule_it_and_its_subrule_became(data: Dataset) -> None:
+def test_a_rule_goes_on_in_the_rule_it_and_its_subrule_became(data: Published) -> None:
     """Held-out R04 (clear) and step key S78 (clear) and S363: July 2009 made the
     blocking check 500.3 and its subrule 500.3a, the evasion rule, one rule,
     509.1b, which opens with 500.3's check in other words and goes on with
@@ -403,7 +421,7 @@ def test_a_rule_goes_on_in_the_rule_it_and_its_subrule_became(data: Dataset) -> 
     assert data.lineages[data.find("500.4", source="cr-2009-02-01")]["canonical_number"] == "509.1c"
 
 
-def test_a_rule_moves_into_a_new_keyword_section_only_if_it_names_the_keyword(data: Dataset) -> None:
+def test_a_rule_moves_into_a_new_keyword_section_only_if_it_names_the_keyword(data: Published) -> None:
     """2001's banding section 502.10 was new (502.9 in 1999); 1999's trample rule
     502.9d ("an attacking creature with trample ignores any blocking creatures
     ...") had gone on in its 502.10e ("if an attacking creature becomes blocked
@@ -417,7 +435,7 @@ def test_a_rule_moves_into_a_new_keyword_section_only_if_it_names_the_keyword(da
 
 @pytest.mark.xfail(strict=True, reason="merged into 502.9b, whose trample words it shares; the reader has it removed "
                    "(502.9b took in none of its content)")
-def test_trample_502_9d_ends_removed(data: Dataset) -> None:
+def test_trample_502_9d_ends_removed(data: Published) -> None:
     assert data.lineages[data.find("502.9d", source="cr-1999-11-01")]["ended"] == "removed"
 
 
@@ -427,12 +445,12 @@ def test_trample_502_9d_ends_removed(data: Dataset) -> None:
     ("cr-2020-01-24", "111.10c"),  # the gold token, worded after 111.10a's treasure token
     ("cr-2023-06-16", "210.1"),  # a battle's defense, worded after 209.1's planeswalker loyalty
 ])  # each judged a new rule by a blind reader too (tests/data/readings/steps-8-*.md, cases 8-12)
-def test_no_rule_is_split_from_one_that_went_on_word_for_word(source: str, number: str, data: Dataset) -> None:
+def test_no_rule_is_split_from_one_that_went_on_word_for_word(source: str, number: str, data: Published) -> None:
     line = data.lineages[data.find(number, source=source)]
     assert (line["first_source"], line["split_from"]) == (source, "")
 
 
-def test_no_rule_is_merged_into_one_that_went_on_word_for_word(data: Dataset) -> None:
+def test_no_rule_is_merged_into_one_that_went_on_word_for_word(data: Published) -> None:
     """2020-06's layer 7c took in layer 7d (counters); 7a, next to it, went on unchanged."""
     counters = data.lineages[data.find("613.3d", source="cr-2020-01-24")]
     assert (counters["ended"] != "", counters["ended_in"]) == (True, "cr-2020-06-01")
@@ -441,7 +459,7 @@ def test_no_rule_is_merged_into_one_that_went_on_word_for_word(data: Dataset) ->
 
 @pytest.mark.xfail(strict=True, reason="ends removed: the merge passes find 7d's words in 7c's new "
                    "wording ('effects and counters that modify power ...') too loosely")
-def test_layer_7d_merged_into_7c(data: Dataset) -> None:
+def test_layer_7d_merged_into_7c(data: Published) -> None:
     counters = data.lineages[data.find("613.3d", source="cr-2020-01-24")]
     assert counters["merged_into"] == data.find("613.4c", source="cr-2020-06-01")
 
@@ -1352,7 +1370,7 @@ def test_a_partial_copy_never_ends_a_lineage(tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = CliRunner().invoke(main, ["ingest", "-q", "--raw", str(raw), "--out", str(out)])
     assert result.exit_code == 0, result.output
-    data = Dataset.load(out)
+    data = Published.load(out)
     assert not [lid for lid, r in data.lineages.items() if r["ended_in"] == "cr-2011-09-30__pit142857"]
     assert data.sources["cr-2011-09-30__pit142857"]["numbering_like"] in ("cr-2011-06-17", "cr-2016-08-26")
     assert data.lineages[data.find("702.87a", source="cr-2011-09-30__pit142857")]["canonical_number"] == "702.88a"
@@ -1372,11 +1390,11 @@ def test_a_suspect_half_release_is_mapped_through_the_release_it_matches(tmp_pat
     out = tmp_path / "out"
     result = CliRunner().invoke(main, ["ingest", "-q", "--raw", str(raw), "--out", str(out)])
     assert result.exit_code == 3, result.output
-    data_out = Dataset.load(out)
+    data_out = Published.load(out)
     assert data_out.sources["half"]["status"] == "ok"
     assert "rule_count: 1074 rules; around it: cr-2016-08-26 1974" in data_out.sources["half"]["suspect"]
     assert data_out.sources["half"]["numbering_like"] == "cr-2016-08-26"
-    rows = [r for r in _read(out, "renumber_map") if r["source_id"] == "half" and not r["title"]]
+    rows = [r for r in table_rows(out, "renumber_map") if r["source_id"] == "half" and not r["title"]]
     assert rows and not [r for r in rows if r["method"] == "unmapped" and "no official release" in r["reason"]]
     assert sum(r["method"] == "same" for r in rows) > 0.9 * len(rows)
     assert not [lid for lid, r in data_out.lineages.items() if r["ended_in"] == "half"]
@@ -1490,7 +1508,7 @@ def test_a_date_names_the_release_not_a_copy_or_a_truncated_one(tmp_path: Path) 
     out = tmp_path / "out"
     result = CliRunner().invoke(main, ["ingest", "--raw", str(raw), "--out", str(out), "--jobs", "1"])
     assert result.exit_code == 3 and "z-partial.txt" in result.output, result.output  # suspect, published
-    assert Dataset.load(out).releases == ["cr-2024-09-20", "cr-2026-08-07"]
+    assert Published.load(out).releases == ["cr-2024-09-20", "cr-2026-08-07"]
     assert [r.source_id for r in sitedata.load(out).releases] == ["cr-2024-09-20", "cr-2026-08-07"]
     trample = resolve(out, "702.19a", as_of="2026-08-07")
     assert (trample["source_id"], trample["current"]) == ("cr-2026-08-07", "702.19a")
@@ -1786,7 +1804,7 @@ def test_diff_folds_renumbered_cross_references(bundled) -> None:  # type: ignor
     from pipeline.query.diff import diff
     from pipeline.text import folded
 
-    data = Dataset.load(bundled[1])
+    data = Published.load(bundled[1])
     only_citations = set()
     for lid, rows in data.history.items():
         here = {r["source_id"]: r for r in rows}

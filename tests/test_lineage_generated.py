@@ -17,7 +17,7 @@ from datetime import date
 import pytest
 
 from pipeline.job import run_job
-from pipeline.query.trace import Dataset
+from pipeline.query.dataset import Published
 from pipeline.run import Settings
 from pipeline.tools import benchgen
 from pipeline.tools.lineage_report import Verdict, generated_steps
@@ -49,7 +49,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> list[Verdict]:
     out = tmp_path_factory.mktemp("published") / "out"
     result = run_job(raw, out, Settings(jobs=2), full=True)
     assert result.status == "published" and not result.problems
-    return generated_steps(Dataset.load(out), [rows[k] for k in STEPS])
+    return generated_steps(Published.load(out), [rows[k] for k in STEPS])
 
 
 def test_every_rule_of_the_generated_steps_goes_where_the_generator_put_it(checked: list[Verdict]) -> None:
@@ -84,7 +84,7 @@ def test_rules_cut_in_two_and_joined_go_where_the_generator_put_them(tmp_path_fa
     out = tmp_path_factory.mktemp("published-cuts") / "out"
     result = run_job(raw, out, Settings(jobs=2), full=True)
     assert result.status == "published" and not result.problems
-    checked = generated_steps(Dataset.load(out), rows)
+    checked = generated_steps(Published.load(out), rows)
     kinds = Counter(v.category for v in checked)
     assert kinds["split"] == kinds["merged"] == 12 and len(checked) > 12 * 2800
     assert [f"{v.key_id}: expected {v.expected}, got {v.got}" for v in checked if not v.right] == []

@@ -18,12 +18,9 @@ from pipeline.errors import TraceError
 from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import sort_key
 from pipeline.query.dataset import Published, checked_date, cited_number, missing
-from pipeline.query.dataset import rows as _read  # noqa: F401  (the tools read CSVs with it)
 from pipeline.text import folded_title
 
-# The names the tools and tests used when this module read the CSVs itself.
-Dataset = Published
-__all__ = ["Dataset", "TraceError", "checked_date", "cited_number", "describe_resolved", "is_rule_row", "missing",
+__all__ = ["TraceError", "checked_date", "cited_number", "describe_resolved", "is_rule_row", "missing",
            "resolve", "resolve_text", "trace", "trace_json"]
 
 
