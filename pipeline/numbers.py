@@ -23,21 +23,19 @@ from importlib import resources
 def shape(name: str) -> str:
     """The grammar terminal ``name`` as a regular expression, grouped.
 
-    A terminal written as one regular expression (``NAME: /.../``) is read from
-    the grammar's text: building Lark's parser for it cost every command that
-    only reads numbers (``resolve``, ``search``) a tenth of a second. Any other
-    terminal is asked of the parser.
+    The number shapes are each written as one regular expression (``NAME: /.../``)
+    and read from the grammar's text, not asked of Lark's parser: building it cost
+    every command that only reads numbers (``resolve``, ``search``) a tenth of a
+    second. A test holds them equal to the parser's terminals.
 
     >>> re.fullmatch(shape("RULE_NUMBER"), "408.f") is not None
     True
     """
     text = resources.files("pipeline.grammars").joinpath("dump.lark").read_text(encoding="utf-8")
     written = re.search(rf"^{re.escape(name)}:[ \t]*/(.*)/[ \t]*$", text, re.M)
-    if written:
-        return f"(?:{written.group(1)})"
-    from pipeline.ingest.parse import parser
-
-    return f"(?:{parser().get_terminal(name).pattern.to_regexp()})"
+    if not written:
+        raise ValueError(f"the grammar does not write {name} as one regular expression (NAME: /.../)")
+    return f"(?:{written.group(1)})"
 
 
 RULE_NUMBER = shape("RULE_NUMBER")

@@ -120,3 +120,19 @@ class Mapping(NamedTuple):
     score: float
     reason: str = ""
     lineage_id: str = ""
+
+
+@dataclass
+class Lineage:
+    """One rule followed through the releases: one row of ``lineages.csv``."""
+
+    lineage_id: str
+    first_source: str
+    first_number: str
+    last_source: str = ""
+    last_number: str = ""
+    canonical_number: str = ""
+    ended: str = ""
+    ended_in: str = ""
+    split_from: str = ""
+    merged_into: str = ""

@@ -21,8 +21,7 @@ from pipeline.ingest import checks
 from pipeline.ingest.read import Progress, Settings, discover, read_all
 from pipeline.lineage import chain as lineage
 from pipeline.lineage import numbering
-from pipeline.lineage.chain import Lineage
-from pipeline.records import Element, Mapping, Source
+from pipeline.records import Element, Lineage, Mapping, Source
 
 __all__ = ["Corpus", "Progress", "Settings", "Stopwatch", "build"]
 

@@ -70,3 +70,15 @@ def test_section_of(number: str, section: str) -> None:
 def test_glossary_see_rule_uses_the_section_shape() -> None:
     found = align.SEE_RULE.search("See rule 702.89, “Umbra Armor.”")
     assert found is not None and found.group(1) == "702.89"
+
+
+@pytest.mark.parametrize("name", ["RULE_NUMBER", "SECTION_NUMBER", "CHAPTER_NUMBER", "QUESTION_LABEL", "ANSWER_LABEL"])
+def test_number_shapes_are_the_parsers_terminals(name: str) -> None:
+    """numbers.py reads each shape from the grammar's text (the queries start without
+    Lark); it is the very pattern the parser lexes with."""
+    assert numbers.shape(name) == f"(?:{parser().get_terminal(name).pattern.to_regexp()})"
+
+
+def test_a_shape_the_grammar_does_not_write_as_one_pattern_is_refused() -> None:
+    with pytest.raises(ValueError, match="line"):
+        numbers.shape("line")

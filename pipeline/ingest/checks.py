@@ -20,7 +20,7 @@ the run (``release_checks``). ``judge`` sets the status and the error.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from pipeline import numbers
@@ -34,15 +34,6 @@ RULE_COUNT_TOLERANCE = 0.10
 # Rules out of order a release may have before it is suspect: real releases
 # carry a typo or two ("432.2b" among the 423s in 2006, "702.30d" twice in 2009).
 MAX_OUT_OF_ORDER = 2
-
-
-def format_checks(checks: Iterable[Check]) -> str:
-    """The ``checks`` column of ``sources.csv``.
-
-    >>> format_checks([Check("glossary_text", True, "5 of 5 entries have text")])
-    'glossary_text=ok (5 of 5 entries have text)'
-    """
-    return "; ".join(str(c) for c in checks)
 
 
 def numbered_lines(lines: Sequence[Line], elements: Sequence[Element], shape: Layout | None = None) -> Check:

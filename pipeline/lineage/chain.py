@@ -24,23 +24,7 @@ from pipeline.cache import SourceCache
 from pipeline.lineage.evidence import Release, Step
 from pipeline.lineage.step import align_pair
 from pipeline.numbers import normalise as normalise_number
-from pipeline.records import Element, Source
-
-
-@dataclass
-class Lineage:
-    """One row of ``lineages.csv``."""
-
-    lineage_id: str
-    first_source: str
-    first_number: str
-    last_source: str = ""
-    last_number: str = ""
-    canonical_number: str = ""
-    ended: str = ""
-    ended_in: str = ""
-    split_from: str = ""
-    merged_into: str = ""
+from pipeline.records import Element, Lineage, Source
 
 
 @dataclass

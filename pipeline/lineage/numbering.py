@@ -19,10 +19,10 @@ from pipeline.cache import SourceCache
 from pipeline.changes import change_of
 from pipeline.lineage import align
 from pipeline.lineage.attach import attach, rule_pairs
-from pipeline.lineage.chain import Ahead, Lineage, Lineages, follow
+from pipeline.lineage.chain import Ahead, Lineages, follow
 from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import section_of, sort_key
-from pipeline.records import WRITTEN_TWICE, Element, Mapping, Source, evolve
+from pipeline.records import WRITTEN_TWICE, Element, Lineage, Mapping, Source, evolve
 from pipeline.text import folded, title_key
 
 Progress = Callable[[str, int, int], None]

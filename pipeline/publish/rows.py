@@ -18,12 +18,10 @@ from functools import cache
 from operator import attrgetter, itemgetter
 from typing import Any, Generic, Protocol, TypeVar
 
-from pipeline.ingest.checks import format_checks
-from pipeline.lineage.chain import Lineage
 from pipeline.numbers import cross_references, section_of, sort_key
 from pipeline.numbers import normalise as normalise_number
 from pipeline.publish.tables import KINDS, TABLES
-from pipeline.records import Element, Mapping, Source
+from pipeline.records import Check, Element, Lineage, Mapping, Source
 
 SCHEMA_VERSION = "1.0"
 COLUMNS: dict[str, tuple[str, ...]] = {t.name: t.columns for t in TABLES}
@@ -58,6 +56,15 @@ class OnDemand(Generic[T]):
 
     def __iter__(self) -> Iterator[Row]:
         return map(self.row, self.items)
+
+
+def format_checks(checks: Iterable[Check]) -> str:
+    """The ``checks`` column of ``sources.csv``.
+
+    >>> format_checks([Check("glossary_text", True, "5 of 5 entries have text")])
+    'glossary_text=ok (5 of 5 entries have text)'
+    """
+    return "; ".join(str(c) for c in checks)
 
 
 def _getter(name: str, *columns: str) -> Callable[[Any], Row]:
