@@ -1,8 +1,15 @@
-"""Compose the stages: read -> decode -> parse -> assemble (per source, in parallel),
-then noise -> clean -> flags -> numbering -> dedupe across the corpus, then emit.
+"""The composer: the stages in the order data meets them, a straight sequence.
 
-Alignment and dedupe need every source at once; that is the one place where
-the whole corpus is in memory, and it is here, not hidden in a stage.
+read (``ingest.read``: decode -> parse -> assemble -> describe -> per-source checks,
+one source at a time, in worker processes, through the cache) -> the release checks
+(each release's rule count against the others') -> noise -> clean (``corpus``) ->
+numbering (``lineage``: the releases followed one to the next, every other source
+attached to the release it matches) -> dedupe; then ``job`` publishes the ``Corpus``.
+
+The release chain is the one place where every source must be in memory at once,
+and it is here, not hidden in a stage: while the main process cleans, each release
+of the chain is sent to the lineage workers as soon as it is clean, so that the
+steps between releases are aligned in parallel with the cleaning.
 """
 
 from __future__ import annotations
@@ -81,9 +88,11 @@ def _build(raw: Path, settings: Settings, progress: Progress | None, cache: Sour
     # they are used, so that at most two generations are held at once.
     read = [els for _, els, _ in results]
     del results
+    sources = checks.check_releases(sources, read)
     # The lineage steps are aligned in worker processes while the main process
-    # cleans: each release of the chain (as far as it is known before the
-    # checks) is sent off as soon as it is clean, in the chain's order.
+    # cleans: each release of the chain (as far as it is known before cleaning,
+    # which flags truncated ones) is sent off as soon as it is clean, in the
+    # chain's order.
     with lineage.Ahead(settings.jobs, cache) as ahead:
         with clock("clean"):
             per_source = noise.classify(read)
@@ -96,7 +105,6 @@ def _build(raw: Path, settings: Settings, progress: Progress | None, cache: Sour
                 if i in in_chain and numbering.is_release(src):
                     ahead.add(src.source_id, els)
             del per_source
-            sources = checks.check_releases(sources, cleaned)
         with clock("align"):
             numbered = numbering.number(sources, cleaned, progress, settings.jobs, cache, ahead)
             del cleaned
