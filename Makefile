@@ -30,9 +30,10 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "$(CHROMIUM) missing and not root: the browser tests will skip"; fi; }
 
-# make test: the quick suite, minutes: every test but those marked slow (every release
-# alone, the million-line file, frictionless on the full dataset, the browser, the
-# generated lineages, stability, the wheel), hypothesis's quick profile.
+# make test: the quick suite, minutes: every test but those marked slow (those that run
+# the job on more than a few small files or read the full dataset again: every release
+# alone, the million-line file, frictionless on the full dataset, the site and the
+# browser, the generated lineages, stability, the wheel), hypothesis's quick profile.
 # make check: lint, then every test with the thorough profile: what CI runs.
 test: $(STAMP)
 	HYPOTHESIS_PROFILE=default $(PY) -m pytest -q -m "not slow"
