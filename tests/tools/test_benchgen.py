@@ -18,8 +18,8 @@ from pipeline.ingest.decode import decode
 from pipeline.ingest.read import Settings, read_source
 from pipeline.records import Element, Source
 from pipeline.tools import benchgen
+from tests.conftest import RAW
 
-RAW = Path(__file__).resolve().parent.parent / "raw"
 BASE = RAW / "cr-2026-08-07.txt"
 AFTER = date(2026, 8, 7)
 

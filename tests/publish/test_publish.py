@@ -35,7 +35,7 @@ from pipeline.publish.csv import Quoted, cell, cells
 from pipeline.publish.datapackage import rules_schema, validate_rules_json
 from pipeline.publish.rows import COLUMNS
 from pipeline.publish.tables import TABLES
-from tests.conftest import RAW, ROOT, examples
+from tests.conftest import RAW, ROOT, Bundled, examples
 
 METADATA = {"run.json", "changes.md"}  # describe the run itself, so they differ run to run
 
@@ -52,7 +52,7 @@ def _ingest(raw: Path, out: Path, *extra: str) -> tuple[int, str]:
 
 
 @pytest.mark.slow  # the full dataset's rules.json through jsonschema
-def test_rules_json_validates_against_the_shipped_schema(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_rules_json_validates_against_the_shipped_schema(bundled: Bundled) -> None:
     _, out = bundled
     schema = json.loads((out / "rules.schema.json").read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
@@ -72,7 +72,7 @@ def rules_json_doc(bundled):  # type: ignore[no-untyped-def]
     return _one_rule_doc(bundled[1])
 
 
-def test_the_runs_validator_refuses_a_wrong_number_and_names_where(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_the_runs_validator_refuses_a_wrong_number_and_names_where(bundled: Bundled) -> None:
     """The run's own check (jsonschema-rs) on the real document: it passes as written,
     and a number the grammar does not allow stops the run, with the path to it."""
     _, out = bundled
@@ -107,7 +107,7 @@ def test_the_runs_validator_agrees_with_draft_2020_12(rules_json_doc, number: st
     assert ours == reference
 
 @pytest.mark.slow  # frictionless reads the full dataset: about a minute
-def test_datapackage_validates_with_frictionless(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_datapackage_validates_with_frictionless(bundled: Bundled) -> None:
     """Every CSV with its keys, and the Parquet copies of the small tables (Frictionless
     reads Parquet row by row: all of them take minutes, so the tests check the big ones
     with pyarrow, in test_api.py)."""
@@ -125,7 +125,7 @@ def test_datapackage_validates_with_frictionless(bundled) -> None:  # type: igno
 
 
 @pytest.mark.slow  # frictionless reads the full dataset: about a minute
-def test_frictionless_catches_a_broken_foreign_key(bundled, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_frictionless_catches_a_broken_foreign_key(bundled: Bundled, tmp_path: Path) -> None:
     _, out = bundled
     broken = tmp_path / "broken"
     shutil.copytree(out, broken)
@@ -141,7 +141,7 @@ def test_frictionless_catches_a_broken_foreign_key(bundled, tmp_path: Path) -> N
     assert "foreign-key" in {e[0] for e in report.flatten(["type"])}
 
 
-def test_run_json_reports_inputs_stages_and_outputs(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_run_json_reports_inputs_stages_and_outputs(bundled: Bundled) -> None:
     corpus, out = bundled
     report = json.loads((out / "run.json").read_text("utf-8"))
     assert report["status"] == "ok" and report["exit_code"] == 0
@@ -159,7 +159,7 @@ def test_run_json_reports_inputs_stages_and_outputs(bundled) -> None:  # type: i
 
 
 @pytest.mark.slow  # the full dataset rewritten by its libraries
-def test_files_hold_what_their_libraries_would_write(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_files_hold_what_their_libraries_would_write(bundled: Bundled) -> None:
     """The writer builds CSV lines itself and writes rules.json a section at a time (for
     speed): each CSV is what the csv module writes for its rows, rules.json is what
     json.dumps writes, and the database, loaded from the same rows, holds each CSV's rows."""
@@ -177,7 +177,7 @@ def test_files_hold_what_their_libraries_would_write(bundled) -> None:  # type: 
     assert json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":")) + "\n" == text
 
 
-def test_search_finds_umbra_armor_and_dandan(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_search_finds_umbra_armor_and_dandan(bundled: Bundled) -> None:
     _, out = bundled
     result = CliRunner().invoke(main, ["search", "Umbra armor", "--out", str(out)])
     assert result.exit_code == 0
@@ -244,7 +244,7 @@ def test_second_concurrent_run_is_refused(small_raw: Path, tmp_path: Path) -> No
 
 
 @pytest.mark.slow  # two ingests
-def test_failed_write_leaves_out_unchanged(small_raw: Path, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_failed_write_leaves_out_unchanged(small_raw: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "out"
     assert _ingest(small_raw, out)[0] == 0
     before = _digests(out)

@@ -24,7 +24,7 @@ from pipeline.site.changes import compare, presence
 from pipeline.site.data import anchor, load, slug
 from pipeline.site.html import linkify
 from tests.conftest import RAW
-from tests.sitecheck import broken_links
+from tests.site.sitecheck import broken_links
 
 TABLES = ("sources", "elements", "rule_history", "lineages", "xrefs", "glossary", "sections", "rules", "renumber_map")
 

@@ -42,7 +42,7 @@ from pipeline.query.trace import resolve
 from pipeline.records import Element, Source
 from pipeline.site import data as sitedata
 from pipeline.tools.lineage_report import HELDOUT_KEY, STEP_KEY, judge, judge_step, read_key, report, restarts
-from tests.conftest import DATA, RAW, ROOT, examples
+from tests.conftest import DATA, RAW, ROOT, Bundled, Table, examples
 
 KEY = read_key()
 
@@ -58,7 +58,7 @@ KNOWN_WRONG |= {
 
 
 @pytest.fixture(scope="module")
-def data(bundled) -> Published:  # type: ignore[no-untyped-def]
+def data(bundled: Bundled) -> Published:
     return Published.load(bundled[1])
 
 
@@ -196,7 +196,7 @@ def test_key_is_large_and_stratified() -> None:
 
 
 @pytest.mark.slow  # the report over the full dataset
-def test_report_scores_the_key(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_report_scores_the_key(bundled: Bundled) -> None:
     verdicts, text = report(bundled[1])
     right = sum(v.right for v in verdicts)
     assert right == len(KEY) - len(KNOWN_WRONG)
@@ -219,7 +219,7 @@ def test_report_refuses_a_dataset_without_the_keys_releases(tmp_path: Path) -> N
 
 
 @pytest.mark.slow  # the report over the full dataset
-def test_report_counts_what_starts_and_ends_in_each_release(bundled, table) -> None:  # type: ignore[no-untyped-def]
+def test_report_counts_what_starts_and_ends_in_each_release(bundled: Bundled, table: Table) -> None:
     _, text = report(bundled[1])
     per = {}
     for line in text.split("per release:")[1].split("undated sources:")[0].splitlines()[1:]:
@@ -236,7 +236,7 @@ def test_report_counts_what_starts_and_ends_in_each_release(bundled, table) -> N
     assert "000_eb8496d4591d3274" in undated and "cr-" not in undated
 
 
-def test_history_never_stops_and_restarts(table) -> None:  # type: ignore[no-untyped-def]
+def test_history_never_stops_and_restarts(table: Table) -> None:
     history = table("rule_history")
     official = history[history.effective_date != ""]
     for lid, rows in official.groupby("lineage_id", sort=False):
@@ -248,7 +248,7 @@ def test_history_never_stops_and_restarts(table) -> None:  # type: ignore[no-unt
 
 
 @pytest.mark.slow  # job runs
-def test_no_lineage_stops_and_restarts(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_no_lineage_stops_and_restarts(bundled: Bundled) -> None:
     """No rule is removed and then added again as a lineage of its own (the
     issue's measure): 115.1e was, in 2020-06-01, before keyword names in common
     made two wordings one rule's."""
@@ -306,7 +306,7 @@ def _database(out: Path) -> None:
     sqlite.build(tables, out / "rules.sqlite")
 
 
-def test_every_rule_of_every_release_has_one_lineage(table) -> None:  # type: ignore[no-untyped-def]
+def test_every_rule_of_every_release_has_one_lineage(table: Table) -> None:
     sources = table("sources")
     releases = set(sources[(sources.format == "cr_document") & (sources.effective_date != "")].source_id)
     rmap = table("renumber_map")
@@ -324,7 +324,7 @@ def test_every_rule_of_every_release_has_one_lineage(table) -> None:  # type: ig
     assert all(ids.is_unique for _, ids in per_source)
 
 
-def test_lineages_table_is_consistent(table) -> None:  # type: ignore[no-untyped-def]
+def test_lineages_table_is_consistent(table: Table) -> None:
     lines = table("lineages")
     current = lines[lines.canonical_number != ""]
     assert current.canonical_number.is_unique
@@ -336,7 +336,7 @@ def test_lineages_table_is_consistent(table) -> None:  # type: ignore[no-untyped
     assert set(merged.merged_into) <= set(lines.lineage_id)
 
 
-def test_rules_and_sections_list_the_sources_that_have_them(table) -> None:  # type: ignore[no-untyped-def]
+def test_rules_and_sections_list_the_sources_that_have_them(table: Table) -> None:
     """A rule's sources are those with an element mapped to it; a section's, those
     with it or a rule in it. 103.2 is a rule and the section of 103.2a-c: in 2011-2022
     the rule written 103.2 is today's 103.1, so those releases are not 103.2's."""
@@ -1453,7 +1453,7 @@ def test_adding_a_release_aligns_only_the_new_pair(tmp_path: Path, monkeypatch: 
         assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "cold" / name).read_bytes()
 
 
-def test_resolve_old_citations(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_resolve_old_citations(bundled: Bundled) -> None:
     out = bundled[1]
     entwine = resolve(out, "CR 502.32a", as_of="2004-12-01")
     assert entwine["current"] == "702.42a"
@@ -1470,7 +1470,7 @@ def test_resolve_old_citations(bundled) -> None:  # type: ignore[no-untyped-def]
     assert totem["current"] == "702.89a" and totem["status"] == "moved+edited"  # renumbered and renamed
 
 
-def test_cli_trace_and_resolve(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_cli_trace_and_resolve(bundled: Bundled) -> None:
     out = str(bundled[1])
     runner = CliRunner()
     result = runner.invoke(main, ["trace", "502.32a", "--as-of", "2005-01-01", "--out", out])
@@ -1518,7 +1518,7 @@ def test_a_date_names_the_release_not_a_copy_or_a_truncated_one(tmp_path: Path) 
 
 
 @pytest.mark.parametrize("as_of", ["20050101", "2005-1-1", "2005-13-45", "2005-02-30", "yesterday"])
-def test_a_date_that_is_not_yyyy_mm_dd_is_a_usage_error(bundled, as_of: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_date_that_is_not_yyyy_mm_dd_is_a_usage_error(bundled: Bundled, as_of: str) -> None:
     """Dates are compared with the releases' as text: "2005-1-1" had picked
     cr-2005-02-01 and "20050101" cr-2005-10-01, each with exit 0."""
     out = str(bundled[1])
@@ -1534,7 +1534,7 @@ def test_a_date_that_is_not_yyyy_mm_dd_is_a_usage_error(bundled, as_of: str) -> 
         assert result.exit_code == 1 and "give a source id or a YYYY-MM-DD date" in result.output, result.output
 
 
-def test_sections_are_traced_and_resolved_as_text_and_json(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_sections_are_traced_and_resolved_as_text_and_json(bundled: Bundled) -> None:
     """A section number works wherever a rule number does: trace --json and
     resolve had taken it for a rule ("no rule 702.42 in any source")."""
     out = str(bundled[1])
@@ -1572,7 +1572,7 @@ def test_sections_are_traced_and_resolved_as_text_and_json(bundled) -> None:  # 
     assert "--as-of" in result.output
 
 
-def test_a_section_several_became_is_traced_one_version_per_release(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_a_section_several_became_is_traced_one_version_per_release(bundled: Bundled) -> None:
     """Read off the releases: 415 (Editing a Spell or Ability, then Targeted
     Spells and Abilities from 2003) and its subsection 415.7 Changing Targets
     (2003 on) both went into 113 Targets in July 2009, now 115. Their versions
@@ -1601,7 +1601,7 @@ def test_a_section_several_became_is_traced_one_version_per_release(bundled) -> 
     assert not {r["source_id"] for r in history} & {"cr-2009-07-11", "cr-2018-10-05"}
 
 
-def test_resolve_and_trace_say_what_is_wrong_with_their_arguments(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_resolve_and_trace_say_what_is_wrong_with_their_arguments(bundled: Bundled) -> None:
     out = str(bundled[1])
     runner = CliRunner()
     result = runner.invoke(main, ["resolve", "--out", out])
@@ -1629,7 +1629,7 @@ def test_resolve_and_trace_say_what_is_wrong_with_their_arguments(bundled) -> No
         assert result.exit_code == 0, result.output
 
 
-def test_resolve_what_a_trial_user_found(bundled, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_resolve_what_a_trial_user_found(bundled: Bundled, tmp_path: Path) -> None:
     """A trial user's findings (2026-12-03), each as it reads now."""
     out = str(bundled[1])
     runner = CliRunner()
@@ -1687,7 +1687,7 @@ def test_trace_resolve_diff_refuse_a_table_changed_since_it_was_published(  # ty
             in " ".join(result.output.split())
 
 
-def test_cli_resolve_file(bundled, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_resolve_file(bundled: Bundled, tmp_path: Path) -> None:
     article = tmp_path / "article.txt"
     article.write_text("Entwine (CR 502.32a) lets you choose all modes.\nSee also rule 100.1.\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["resolve", "--file", str(article), "--as-of", "2004-12-01",
@@ -1751,7 +1751,7 @@ def test_the_same_release_twice_is_the_copy_named_for_it() -> None:
     assert numbering.chain_of([sources[0], replace(sources[1], source_id="other")]) == [0]
 
 
-def test_diff_any_two_releases_matches_through_lineages(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_diff_any_two_releases_matches_through_lineages(bundled: Bundled) -> None:
     """Indestructible (702.12, July 2013) shifts the later keywords by one: moves, not adds and removes."""
     out = str(bundled[1])
     result = CliRunner().invoke(main, ["diff", "2013-05-01", "2016-08-26", "--out", out, "--json"])
@@ -1788,7 +1788,7 @@ def test_diff_any_two_releases_matches_through_lineages(bundled) -> None:  # typ
         "removed"]
 
 
-def test_a_reader_that_stops_early_ends_the_command_quietly(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_a_reader_that_stops_early_ends_the_command_quietly(bundled: Bundled) -> None:
     """`diff ... | head -1` had exited 1 (failed), with a traceback of the broken pipe."""
     proc = subprocess.Popen([sys.executable, "-m", "pipeline", "diff", "1999-04-23", "2026-08-07",
                              "--out", str(bundled[1])], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -1798,7 +1798,7 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(bundled) -> None:  #
     assert proc.returncode == 0 and stderr == b""
 
 
-def test_diff_folds_renumbered_cross_references(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_diff_folds_renumbered_cross_references(bundled: Bundled) -> None:
     """Ward (702.21, April 2021) renumbered every later keyword, and every rule
     citing one: a rule whose only change is such a citation is no change."""
     from pipeline.query.diff import diff
@@ -1817,7 +1817,7 @@ def test_diff_folds_renumbered_cross_references(bundled) -> None:  # type: ignor
     assert not only_citations & changed
 
 
-def test_lineages_with_a_current_number_are_in_document_order(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_lineages_with_a_current_number_are_in_document_order(bundled: Bundled) -> None:
     """Lineages that live on come first, in the order of the newest release:
     704.5aa (added 2025) after 704.5z, not between 704.5a and 704.5b."""
     with (bundled[1] / "lineages.csv").open(encoding="utf-8", newline="") as fh:

@@ -1,6 +1,6 @@
 """The query commands (resolve, trace, diff, search) answer as they did before
 they read rules.sqlite: golden answers recorded on the bundled data
-(tests/golden/queries/, ``record.py`` there), byte for byte, exit codes too."""
+(tests/data/queries/, ``record.py`` there), byte for byte, exit codes too."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pipeline.query.dataset import DATABASE, Published, unchanged
 from pipeline.run import Corpus
 from tests.conftest import ROOT
 
-GOLDEN = ROOT / "tests" / "golden" / "queries"
+GOLDEN = ROOT / "tests" / "data" / "queries"
 EXPECTED: dict[str, dict[str, object]] = json.loads((GOLDEN / "expected.json").read_text(encoding="utf-8"))
 
 

@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from pipeline.cli import main
 from pipeline.ingest.read import Settings, read_source
 from pipeline.records import Element, Source
-from tests.conftest import RAW, Bundled, Table
+from tests.conftest import RAW, ROOT, Bundled, Table
 
-BAD = Path(__file__).resolve().parent / "bad"
+BAD = ROOT / "tests" / "bad"
 EXPECTED = json.loads((BAD / "expected.json").read_text(encoding="utf-8"))
 
 

@@ -17,13 +17,13 @@ import pytest
 import pipeline
 from pipeline.publish import parquet
 from pipeline.publish.tables import BY_NAME, TABLES
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Bundled
 
 DTYPES = {"string": "string", "integer": "Int64", "number": "Float64"}
 
 
 @pytest.fixture(scope="session")
-def loaded(bundled) -> pipeline.Tables:  # type: ignore[no-untyped-def]
+def loaded(bundled: Bundled) -> pipeline.Tables:
     return pipeline.load(bundled[1])
 
 
@@ -33,7 +33,7 @@ def test_import_pipeline_stays_light() -> None:
     assert result.stdout.strip() == "[]"
 
 
-def test_numbers_stay_strings(loaded: pipeline.Tables, bundled) -> None:  # type: ignore[no-untyped-def]
+def test_numbers_stay_strings(loaded: pipeline.Tables, bundled: Bundled) -> None:
     sections, rules = loaded.sections, loaded.rules
     # pd.read_csv's guess reads numbers as floats: 702.2 and 702.20 become one value.
     assert pd.read_csv(bundled[1] / "sections.csv").number.nunique() == 394
@@ -47,7 +47,7 @@ def test_numbers_stay_strings(loaded: pipeline.Tables, bundled) -> None:  # type
     assert loaded.renumber_map.number_as_written.str.fullmatch(r"\d+\.\d+0").sum() > 100  # trailing zeros kept
 
 
-def test_every_table_is_loaded_typed_by_the_datapackage(loaded: pipeline.Tables, bundled) -> None:  # type: ignore[no-untyped-def]
+def test_every_table_is_loaded_typed_by_the_datapackage(loaded: pipeline.Tables, bundled: Bundled) -> None:
     _, out = bundled
     assert list(loaded) == [t.name for t in TABLES]
     report = json.loads((out / "run.json").read_text("utf-8"))
@@ -73,21 +73,21 @@ def test_every_table_is_loaded_typed_by_the_datapackage(loaded: pipeline.Tables,
 
 
 @pytest.mark.slow  # every table of the full dataset written back
-def test_loaded_frames_write_back_the_same_csv(loaded: pipeline.Tables, bundled) -> None:  # type: ignore[no-untyped-def]
+def test_loaded_frames_write_back_the_same_csv(loaded: pipeline.Tables, bundled: Bundled) -> None:
     """Nothing is lost or changed on the way in: each frame writes the published bytes."""
     _, out = bundled
     for name, frame in loaded.items():
         assert frame.to_csv(index=False, lineterminator="\n") == (out / f"{name}.csv").read_text("utf-8"), name
 
 
-def test_parquet_round_trip_equals_the_csv(loaded: pipeline.Tables, bundled) -> None:  # type: ignore[no-untyped-def]
+def test_parquet_round_trip_equals_the_csv(loaded: pipeline.Tables, bundled: Bundled) -> None:
     _, out = bundled
     for table in TABLES:
         back = pd.read_parquet(out / "parquet" / f"{table.name}.parquet")
         pd.testing.assert_frame_equal(back, loaded[table.name], check_exact=True)
 
 
-def test_parquet_copy_is_streamed_in_row_groups(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_parquet_copy_is_streamed_in_row_groups(bundled: Bundled) -> None:
     """The biggest table is copied a block at a time: row groups of at least
     ``ROW_GROUP`` rows (the last may be smaller), never the whole table at once."""
     import pyarrow.parquet as pq
@@ -109,7 +109,7 @@ def test_parquet_schema_is_the_one_pandas_gives_the_loaded_dtypes() -> None:
         assert parquet.schema(table).equals(expected, check_metadata=True), table.name
 
 
-def test_datapackage_lists_parquet_and_describes_every_field(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_datapackage_lists_parquet_and_describes_every_field(bundled: Bundled) -> None:
     _, out = bundled
     descriptor = json.loads((out / "datapackage.json").read_text("utf-8"))
     assert "docs/CONTRACT.md" in descriptor["description"]
@@ -127,7 +127,7 @@ def test_datapackage_lists_parquet_and_describes_every_field(bundled) -> None:  
 
 
 @pytest.mark.slow  # the full dataset copied and loaded again
-def test_missing_or_damaged_out_is_a_clear_error(bundled, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_missing_or_damaged_out_is_a_clear_error(bundled: Bundled, tmp_path: Path) -> None:
     _, out = bundled
     with pytest.raises(pipeline.DatasetError, match="nowhere: no such folder"):
         pipeline.load(tmp_path / "nowhere")
@@ -228,7 +228,7 @@ def test_readme_points_at_the_contract_in_docs() -> None:
     assert "CONTRACT.md" not in readme.replace("docs/CONTRACT.md", "")
 
 
-def test_the_readme_shows_real_rows_and_counts(bundled, loaded: pipeline.Tables) -> None:  # type: ignore[no-untyped-def]
+def test_the_readme_shows_real_rows_and_counts(bundled: Bundled, loaded: pipeline.Tables) -> None:
     """The rows and counts the README quotes are those the bundled data publishes
     (its renumber_map example had lost a column and a method, and its counts
     were two rounds old)."""

@@ -68,7 +68,7 @@ def test_every_removed_rule_ends_as_removed(checked: list[Verdict]) -> None:
     assert merged == []
 
 
-def test_rules_cut_in_two_and_joined_go_where_the_generator_put_them(tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+def test_rules_cut_in_two_and_joined_go_where_the_generator_put_them(tmp_path_factory: pytest.TempPathFactory) -> None:
     """A chain of its own (``cuts``): each release also cuts a rule in two after
     its first sentence (it goes on under its number, the rest is split from it)
     and appends a rule to the one before it (merged into it). Identical wordings

@@ -59,7 +59,7 @@ def test_fresh_workers_are_not_forked_from_the_job() -> None:
         assert executor.submit(os.getppid).result() != os.getpid()
 
 
-def test_the_collector_runs_less_often_during_a_build_only(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_collector_runs_less_often_during_a_build_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shutil.copy(RAW / "000_eb8496d4591d3274.txt", tmp_path / "dump.txt")
     before = gc.get_threshold()
     during: list[tuple[int, int, int]] = []

@@ -14,6 +14,7 @@ import pipeline
 from pipeline.cli import main
 from pipeline.query.search import fts_query, number_query
 from pipeline.text import fold
+from tests.conftest import Bundled
 
 REFERENCE = "cr-2026-08-07"
 
@@ -29,7 +30,7 @@ def _json(out: Path, *args: str) -> Any:
     return json.loads(output)
 
 
-def test_entwine_ranks_the_current_rule_first(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_entwine_ranks_the_current_rule_first(bundled: Bundled) -> None:
     _, out = bundled
     code, output = _run(out, "search", "entwine")
     assert code == 0
@@ -57,7 +58,7 @@ def test_entwine_ranks_the_current_rule_first(bundled) -> None:  # type: ignore[
     assert {h["number"] for h in old if h["kind"] == "rule" and h["number_as_written"] == "502.32a"} == {"702.42a"}
 
 
-def test_search_json_has_named_fields(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_search_json_has_named_fields(bundled: Bundled) -> None:
     _, out = bundled
     first = _json(out, "search", "Umbra armor", "--limit", "1")
     assert first == [{
@@ -71,7 +72,7 @@ def test_search_json_has_named_fields(bundled) -> None:  # type: ignore[no-untyp
     assert _json(out, "search", "xyzzyplugh") == []
 
 
-def test_release_searches_one_source_in_its_own_numbering(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_release_searches_one_source_in_its_own_numbering(bundled: Bundled) -> None:
     _, out = bundled
     hits = _json(out, "search", "entwine", "--release", "cr-2004-10-01")
     assert {h["source_id"] for h in hits} == {"cr-2004-10-01"}
@@ -88,7 +89,7 @@ def test_release_searches_one_source_in_its_own_numbering(bundled) -> None:  # t
     assert "no source 'cr-2005-01-01'" in output and "cr-2004-10-01" in output
 
 
-def test_a_query_of_too_many_words_is_refused_at_once(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_a_query_of_too_many_words_is_refused_at_once(bundled: Bundled) -> None:
     """The index's time grows with the square of the words: 4,000 took 31 s, 20,000 ran on for minutes."""
     _, out = bundled
     code, output = _run(out, "search", " ".join(["mana"] * 65))
@@ -97,13 +98,13 @@ def test_a_query_of_too_many_words_is_refused_at_once(bundled) -> None:  # type:
 
 
 @pytest.mark.parametrize("query", ["umbr*", "UMBR*", "umbra", "umbra arm*"])
-def test_prefix_and_bare_word(bundled, query: str) -> None:  # type: ignore[no-untyped-def]
+def test_prefix_and_bare_word(bundled: Bundled, query: str) -> None:
     _, out = bundled
     hits = _json(out, "search", query)
     assert hits[0]["number"] == "702.89a" and hits[0]["current"]
 
 
-def test_a_bare_stem_is_a_word_not_a_prefix(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_a_bare_stem_is_a_word_not_a_prefix(bundled: Bundled) -> None:
     _, out = bundled
     code, output = _run(out, "search", "umbr")
     assert code == 0
@@ -112,14 +113,14 @@ def test_a_bare_stem_is_a_word_not_a_prefix(bundled) -> None:  # type: ignore[no
     assert "[Dandân]" in output  # prefixes ignore accents too
 
 
-def test_fts_syntax_in_a_query_is_harmless(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_fts_syntax_in_a_query_is_harmless(bundled: Bundled) -> None:
     _, out = bundled
     assert fts_query('NEAR(entwine) OR "x* - *') == '"NEAR" AND "entwine" AND "OR" AND "x"*'
     code, output = _run(out, "search", '"entwine" ( -')
     assert code == 0 and output.startswith("702.42a")
 
 
-def test_trace_json_is_one_document(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_trace_json_is_one_document(bundled: Bundled) -> None:
     _, out = bundled
     doc = _json(out, "trace", "702.89a")
     assert doc["lineage"]["canonical_number"] == "702.89a"
@@ -137,7 +138,7 @@ def test_version() -> None:
     assert result.output == f"rules-pipeline {pipeline.__version__}\n"
 
 
-def test_a_number_lists_the_rules_so_numbered_in_rule_order(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_a_number_lists_the_rules_so_numbered_in_rule_order(bundled: Bundled) -> None:
     """``search 702.42`` used to list glossary entries that cite "rule 702.42"
     (Entwine's, then Bushido's and Sunburst's from the years each had it):
     the rules come first now, then what the words find."""
@@ -175,7 +176,7 @@ def test_a_number_lists_the_rules_so_numbered_in_rule_order(bundled) -> None:  #
         assert number_query(query) == "", query
 
 
-def test_ae_and_the_ligature_find_each_other(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_ae_and_the_ligature_find_each_other(bundled: Bundled) -> None:
     """Read off the releases: the list of cards with "Ambush" (206.3c today)
     names Æther Storm in some releases, AEther Storm in ASCII copies and
     Aether Storm since 2017. The index keeps the ligature, so "aether" missed
@@ -188,7 +189,7 @@ def test_ae_and_the_ligature_find_each_other(bundled) -> None:  # type: ignore[n
     assert fts_query("maelstrom") == '("mælstrom" OR "maelstrom")'
 
 
-def test_a_number_query_then_finds_the_texts_citing_it(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_a_number_query_then_finds_the_texts_citing_it(bundled: Bundled) -> None:
     """After a number's rules, the texts that cite it, not every text holding its
     parts apart (``702.2`` had listed "2/2 creature" texts); filler words change
     nothing ("CR 702.42a" had found 1 hit, "702.42a" 9); --release is that
@@ -204,7 +205,7 @@ def test_a_number_query_then_finds_the_texts_citing_it(bundled) -> None:  # type
     assert [(h["number_as_written"], h["text"][:8]) for h in hits] == [("702.42a", "Sunburst")]
 
 
-def test_a_query_is_read_as_the_index_reads_text(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_a_query_is_read_as_the_index_reads_text(bundled: Bundled) -> None:
     """A decomposed accent, full-width letters, a ligature or a zero-width space
     in a pasted query found nothing."""
     _, out = bundled

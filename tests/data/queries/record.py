@@ -1,9 +1,9 @@
 """Record the answers of the query commands (``cases.txt``) on a published folder.
 
-    python tests/golden/queries/record.py OUT > tests/golden/queries/expected.json
+    python tests/data/queries/record.py OUT > tests/data/queries/expected.json
 
 Each case runs as a user runs it (``python -m pipeline ...``); the folder's
-path in an answer is written ``OUT``. ``tests/test_query.py`` holds the
+path in an answer is written ``OUT``. ``tests/query/test_query.py`` holds the
 commands to these answers, on the bundled data published afresh.
 """
 

@@ -11,7 +11,7 @@ from rapidfuzz import fuzz
 from pipeline.cli import main
 from pipeline.corpus.dedupe import dedupe
 from pipeline.records import Element
-from tests.conftest import RAW
+from tests.conftest import RAW, Bundled, Table
 from tests.test_bundled import GLOSSARY_ERRATA
 
 VERSIONS = sorted(p.stem for p in RAW.glob("cr-*.txt"))
@@ -47,7 +47,7 @@ def _renamed(glossary) -> dict[str, str]:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_glossary_keywords_map_to_the_reference_section(version: str, table) -> None:  # type: ignore[no-untyped-def]
+def test_glossary_keywords_map_to_the_reference_section(version: str, table: Table) -> None:
     glossary = table("glossary")
     elements = table("elements")
     reference = _reference_sections(elements) | _renamed(glossary) | MERGED
@@ -79,7 +79,7 @@ def test_glossary_keywords_map_to_the_reference_section(version: str, table) -> 
     assert wrong == {}
 
 
-def test_removed_keyword_is_unmapped_with_its_reason(table) -> None:  # type: ignore[no-untyped-def]
+def test_removed_keyword_is_unmapped_with_its_reason(table: Table) -> None:
     rmap = table("renumber_map")
     row = rmap[(rmap.source_id == "cr-2007-05-01") & (rmap.title == "Imprint")].iloc[0]
     assert (row.canonical_number, row.method) == ("", "unmapped")
@@ -98,7 +98,7 @@ REMOVED = {
 }
 
 
-def test_seed_rules_map_and_their_wording_matches(table, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_seed_rules_map_and_their_wording_matches(table: Table, capsys: pytest.CaptureFixture[str]) -> None:
     elements = table("elements")
     seeds = elements[elements.source_id.str.match(r"^00\d_") & elements.kind.isin(["rule", "section"])]
     unmapped = {(s, n) for s, n, c in zip(seeds.source_id, seeds.number_as_written, seeds.canonical_number,
@@ -124,7 +124,7 @@ EXPECTED_MOVES = {
 
 
 @pytest.mark.parametrize("number", sorted(EXPECTED_MOVES))
-def test_history_shows_every_renumbering(number: str, table) -> None:  # type: ignore[no-untyped-def]
+def test_history_shows_every_renumbering(number: str, table: Table) -> None:
     history = table("rule_history")
     rows = history[(history.canonical_number == number) & history.source_id.isin(VERSIONS)]
     numbers = list(dict.fromkeys(rows.number_as_written))
@@ -135,32 +135,32 @@ def test_history_shows_every_renumbering(number: str, table) -> None:  # type: i
     assert dates == sorted(dates)
 
 
-def test_umbra_armor_renaming_is_an_edit(table) -> None:  # type: ignore[no-untyped-def]
+def test_umbra_armor_renaming_is_an_edit(table: Table) -> None:
     history = table("rule_history")
     row = history[(history.canonical_number == "702.89a") & (history.source_id == "cr-2024-07-30")].iloc[0]
     assert row.change == "edited"  # the first release that says "Umbra armor"
 
 
-def test_renumbered_cross_reference_alone_is_no_edit(table) -> None:  # type: ignore[no-untyped-def]
+def test_renumbered_cross_reference_alone_is_no_edit(table: Table) -> None:
     history = table("rule_history")
     rows = history[history.canonical_number == "702.42b"].set_index("source_id")
     # 2011 -> 2013: same wording, same number.
     assert rows.loc["cr-2013-05-01", "change"] == "unchanged"
 
 
-def test_paragraph_under_the_wrong_heading_maps_to_its_own_rule(table) -> None:  # type: ignore[no-untyped-def]
+def test_paragraph_under_the_wrong_heading_maps_to_its_own_rule(table: Table) -> None:
     e = table("elements").set_index("element_id")
     assert e.loc["003_cae9f8b12e336c00:L21", "parent_id"] == "003_cae9f8b12e336c00:L11"  # under "Double Strike"
     assert e.loc["003_cae9f8b12e336c00:L23", "canonical_number"] == "702.7b"  # First Strike's rule
     assert e.loc["003_cae9f8b12e336c00:L15", "canonical_number"] == "702.4b"  # Double Strike's own
 
 
-def test_qa_sections_are_canonical(table) -> None:  # type: ignore[no-untyped-def]
+def test_qa_sections_are_canonical(table: Table) -> None:
     qa = table("qa").set_index("qa_id")
     assert qa.loc["000_eb8496d4591d3274:L4", ["section", "section_as_written"]].tolist() == ["702.42", "702.40"]
 
 
-def test_xref_ranges_expand_and_map(table) -> None:  # type: ignore[no-untyped-def]
+def test_xref_ranges_expand_and_map(table: Table) -> None:
     x = table("xrefs")
     rows = x[x.element_id == "000_eb8496d4591d3274:L1"]
     assert rows[["target_as_written", "target", "target_canonical"]].values.tolist() == [
@@ -172,7 +172,7 @@ def test_xref_ranges_expand_and_map(table) -> None:  # type: ignore[no-untyped-d
     ]
 
 
-def test_trace_prints_each_version_and_a_word_diff(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_trace_prints_each_version_and_a_word_diff(bundled: Bundled) -> None:
     _, out = bundled
     result = CliRunner().invoke(main, ["trace", "702.89a", "--out", str(out)])
     assert result.exit_code == 0, result.output
@@ -182,7 +182,7 @@ def test_trace_prints_each_version_and_a_word_diff(bundled) -> None:  # type: ig
     assert "[-Totem-] {+Umbra+} armor is a static ability" in result.output
 
 
-def test_trace_unknown_number(bundled) -> None:  # type: ignore[no-untyped-def]
+def test_trace_unknown_number(bundled: Bundled) -> None:
     _, out = bundled
     result = CliRunner().invoke(main, ["trace", "999.9z", "--out", str(out)])
     assert result.exit_code == 1
@@ -201,7 +201,7 @@ def test_dedupe_folds_quote_style_and_spacing_but_not_numbers() -> None:
     assert [e.duplicate_of for e in out] == ["", "a:L1", ""]
 
 
-def test_every_numbered_chapter_has_a_renumber_map_row(table) -> None:  # type: ignore[no-untyped-def]
+def test_every_numbered_chapter_has_a_renumber_map_row(table: Table) -> None:
     """One row per (source, number as written), chapters included: mapped by title
     (1999's chapter 3, Turn Structure, is chapter 5 today), or unmapped with why."""
     els = table("elements")

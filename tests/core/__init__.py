@@ -1,0 +1,1 @@
+"""Tests of the core modules: numbers.py, changes.py (and text.py through them)."""
