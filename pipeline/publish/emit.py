@@ -17,10 +17,10 @@ from pathlib import Path
 from pipeline import workers
 from pipeline.publish import parquet
 from pipeline.publish import sqlite as database
-from pipeline.publish.csv import Row, write_csv
+from pipeline.publish.csv import CHUNK, Row, write_csv
 from pipeline.publish.datapackage import validate_rules_json
 from pipeline.publish.json import write_json
-from pipeline.publish.rows import COLUMNS, Built, rules_json, tables
+from pipeline.publish.rows import CITED, COLUMNS, Built, rules_json, tables
 from pipeline.publish.tables import BY_NAME, TABLES
 
 RULES_JSON = "rules.json"
@@ -57,6 +57,12 @@ def _write(corpus: Built, out: Path) -> Written:
         for table in TABLES:  # in the order the database loads them
             for path, count, digest in _write_table(out, table.name, data[table.name], building):
                 rows[path], sha256[path] = count, digest
+            if table.name == "renumber_map":  # the database's index of it, derived here
+                cited = list(data[CITED])
+                for start in range(0, len(cited), CHUNK):
+                    building.feed(CITED, cited[start:start + CHUNK])
+                building.written(CITED)
+                del cited
         doc = rules_json(corpus, data)
         validate_rules_json(doc)
         rows[RULES_JSON] = sum(len(s["rules"]) for s in doc["sections"])

@@ -21,7 +21,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pipeline.numbers import cross_references, section_of, sort_key
 from pipeline.numbers import normalise as normalise_number
 from pipeline.publish.tables import KINDS, TABLES
-from pipeline.records import Check, Element, Lineage, Mapping, Source
+from pipeline.records import WRITTEN_TWICE, Check, Element, Lineage, Mapping, Source
 
 SCHEMA_VERSION = "1.0"
 COLUMNS: dict[str, tuple[str, ...]] = {t.name: t.columns for t in TABLES}
@@ -152,6 +152,8 @@ class _Tables(Lookup[str, Iterable[Row]]):
         self._derived: dict[str, Iterable[Row]] | None = None
 
     def __getitem__(self, name: str) -> Iterable[Row]:
+        if name == CITED:
+            return _Cited(self["renumber_map"])
         if name == "elements":
             return OnDemand(element_row, self.corpus.elements)
         if name == "sources":
@@ -168,8 +170,56 @@ class _Tables(Lookup[str, Iterable[Row]]):
 
 
 def tables(corpus: Built) -> Lookup[str, Iterable[Row]]:
-    """Every table of the contract, its rows in column order."""
+    """Every table of the contract, its rows in column order; and ``cited`` (the
+    database's index of numbers, ``cited_rows``), which no file of its own holds."""
     return _Tables(corpus)
+
+
+# The database's table of each number as each source wrote it (``cited_rows``).
+CITED = "cited"
+CITED_COLUMNS = ("source_id", "number", "kind", "lineage_id", "canonical_number", "map_row", "position")
+
+
+class _Cited:
+    """``cited_rows`` of a ``renumber_map`` table, made when read."""
+
+    def __init__(self, renumber_map: Iterable[Row]) -> None:
+        self.renumber_map = renumber_map
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(cited_rows(self.renumber_map))
+
+
+def cited_rows(renumber_map: Iterable[Row]) -> list[Row]:
+    """The rows of the database's ``cited`` table (``CITED_COLUMNS``): each (source,
+    number as it wrote it, normalised) once per kind, from ``renumber_map``'s rows in
+    their order: a ``rule`` (the first lineage mapped there), a ``section`` (a titled
+    row, its last; ``position`` its first: a number written twice keeps its first
+    place), or ``twice`` (a number the source wrote for two rules: the row that says
+    so). A chapter ("5") is no section to trace. ``map_row`` is the ``renumber_map``
+    row it stands for (its rowid in the database: 1 for the first); a section's
+    ``canonical_number`` is that row's ('' for none), so that it is found by what it
+    is now. In the order of ``position``."""
+    at = {c: k for k, c in enumerate(COLUMNS["renumber_map"])}
+    pick = itemgetter(at["source_id"], at["number_as_written"], at["title"], at["lineage_id"],
+                      at["canonical_number"], at["reason"])
+    found: dict[tuple[str, str, str], list[Any]] = {}
+    for rowid, row in enumerate(renumber_map, 1):
+        source, written, title, lineage, canonical, reason = pick(row)
+        number = normalise_number(written or "")
+        if title:
+            if len(number) < 3:
+                continue
+            key = (source, number, "section")
+            position = found[key][6] if key in found else rowid
+            found[key] = [source, number, "section", lineage or None, canonical or "", rowid, position]
+        elif lineage:
+            found.setdefault((source, number, "rule"), [source, number, "rule", lineage, None, rowid, rowid])
+        elif (reason or "").startswith(WRITTEN_TWICE):
+            key = (source, number, "twice")
+            position = found[key][6] if key in found else rowid
+            found[key] = [source, number, "twice", None, None, rowid, position]
+    return [tuple(r) for r in sorted(found.values(), key=lambda r: int(r[6]))]
 
 
 def _derived(corpus: Built) -> dict[str, Iterable[Row]]:

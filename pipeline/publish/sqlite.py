@@ -32,9 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import workers
-from pipeline.numbers import normalise
+from pipeline.publish.rows import CITED
 from pipeline.publish.tables import TABLES, Table
-from pipeline.records import WRITTEN_TWICE
 
 Row = tuple[object, ...]
 _SQL_TYPE = {"integer": "INTEGER", "number": "REAL", "string": "TEXT"}
@@ -231,8 +230,10 @@ def build(tables: Mapping[str, Iterable[Row]], path: Path, reference: str = "") 
             loaded.add(table.name)
             if loaded >= _SEARCH_IN_READS and table.name in _SEARCH_IN_READS:  # as soon as both are in
                 _build_search_in(con, reference)
+            if table.name == "renumber_map":  # its index, sent right after it
+                _load_cited(con, tables[CITED])
         _build_search(con, reference)
-        _build_cited(con)
+        con.execute("CREATE INDEX rule_history_source_id ON rule_history (source_id)")  # what ``diff`` reads
         con.commit()
     finally:
         con.close()
@@ -305,38 +306,13 @@ def _build_search(con: sqlite3.Connection, reference: str) -> None:
     )
 
 
-def _build_cited(con: sqlite3.Connection) -> None:
-    """``cited``: each (source, number as it wrote it, normalised) once per kind,
-    from ``renumber_map`` in its order: a ``rule`` (the first lineage mapped
-    there), a ``section`` (a titled row, its last; ``position`` its first: a
-    number written twice keeps its first place), or ``twice`` (a number the
-    source wrote for two rules: the row that says so). A chapter ("5") is no
-    section to trace. ``map_row`` is the ``renumber_map`` row it stands for;
-    a section's ``canonical_number`` is that row's ('' for none), so that it is
-    found by what it is now. And ``rule_history`` by source: what ``diff``
-    reads. At 1x all this is 37 MB of the file's 490."""
+def _load_cited(con: sqlite3.Connection, rows: Iterable[Row]) -> None:
+    """``cited`` (``rows.cited_rows``: each number as each source wrote it, with the
+    rule, section or "written for two rules" it is there), keyed and indexed for
+    the queries. At 1x it is 37 MB of the file's 490."""
     con.execute("CREATE TABLE cited (source_id TEXT NOT NULL, number TEXT NOT NULL, kind TEXT NOT NULL, "
                 "lineage_id TEXT, canonical_number TEXT, map_row INTEGER NOT NULL, position INTEGER NOT NULL, "
                 "PRIMARY KEY (source_id, number, kind))")
-    found: dict[tuple[str, str, str], list[Any]] = {}
-    rows = con.execute("SELECT rowid, source_id, number_as_written, title, lineage_id, canonical_number, reason "
-                       "FROM renumber_map ORDER BY rowid")
-    for rowid, source, written, title, lineage, canonical, reason in rows:
-        number = normalise(written or "")
-        if title:
-            if len(number) < 3:
-                continue
-            key = (source, number, "section")
-            position = found[key][6] if key in found else rowid
-            found[key] = [source, number, "section", lineage, canonical or "", rowid, position]
-        elif lineage:
-            found.setdefault((source, number, "rule"), [source, number, "rule", lineage, None, rowid, rowid])
-        elif (reason or "").startswith(WRITTEN_TWICE):
-            key = (source, number, "twice")
-            position = found[key][6] if key in found else rowid
-            found[key] = [source, number, "twice", None, None, rowid, position]
-    by_place: list[list[Any]] = sorted(found.values(), key=lambda r: int(r[6]))
-    con.executemany("INSERT INTO cited VALUES (?, ?, ?, ?, ?, ?, ?)", by_place)
+    con.executemany("INSERT INTO cited VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
     con.execute("CREATE INDEX cited_number ON cited (number, kind)")
     con.execute("CREATE INDEX cited_now ON cited (canonical_number) WHERE kind = 'section'")
-    con.execute("CREATE INDEX rule_history_source_id ON rule_history (source_id)")

@@ -34,6 +34,7 @@ from pipeline.lineage.step import align_pair
 from pipeline.lineage.thresholds import MIN_FAR, MIN_NEAR, MIN_SAME_SECTION
 from pipeline.numbers import section_of, sort_key
 from pipeline.publish import sqlite
+from pipeline.publish.rows import CITED, cited_rows
 from pipeline.publish.tables import TABLES
 from pipeline.query.dataset import Published
 from pipeline.query.dataset import rows as table_rows
@@ -303,6 +304,7 @@ def _database(out: Path) -> None:
         with contextlib.suppress(FileNotFoundError), path.open(encoding="utf-8", newline="") as fh:
             tables[table.name] = [tuple(r.get(c, "") for c in table.columns) for r in csv.DictReader(fh)]
         tables.setdefault(table.name, [])
+    tables[CITED] = cited_rows(tables["renumber_map"])
     sqlite.build(tables, out / "rules.sqlite")
 
 
