@@ -18,6 +18,16 @@ import re
 from functools import cache, lru_cache
 from importlib import resources
 
+GRAMMAR = "dump.lark"
+
+
+@cache
+def grammar_text() -> str:
+    """The grammar, from ``pipeline.grammars``: the checkout's top-level ``grammars/``,
+    mapped into the package (pyproject.toml), so a checkout and an installed wheel
+    read the same file. Read once a process: the parser and every shape use it."""
+    return resources.files("pipeline.grammars").joinpath(GRAMMAR).read_text(encoding="utf-8")
+
 
 @cache
 def shape(name: str) -> str:
@@ -31,8 +41,7 @@ def shape(name: str) -> str:
     >>> re.fullmatch(shape("RULE_NUMBER"), "408.f") is not None
     True
     """
-    text = resources.files("pipeline.grammars").joinpath("dump.lark").read_text(encoding="utf-8")
-    written = re.search(rf"^{re.escape(name)}:[ \t]*/(.*)/[ \t]*$", text, re.M)
+    written = re.search(rf"^{re.escape(name)}:[ \t]*/(.*)/[ \t]*$", grammar_text(), re.M)
     if not written:
         raise ValueError(f"the grammar does not write {name} as one regular expression (NAME: /.../)")
     return f"(?:{written.group(1)})"

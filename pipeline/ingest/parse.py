@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import NamedTuple, cast
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedInput
 
 from pipeline.errors import ParseError
+from pipeline.numbers import grammar_text
 
 # The parser reads "\n\n" + text + "\n\n"; its line numbers are this much ahead.
 _PAD = "\n\n"
@@ -44,16 +44,6 @@ class _ToLines(Transformer[Token, list[Line]]):
 
     def start(self, tokens: list[Token]) -> list[Line]:
         return [Line(t.type, (t.line or 0) - _SHIFT, str(t)) for t in tokens]
-
-
-GRAMMAR = "dump.lark"
-
-
-def grammar_text() -> str:
-    """The grammar, from ``pipeline.grammars``: the checkout's top-level ``grammars/``,
-    mapped into the package (pyproject.toml), so a checkout and an installed wheel
-    read the same file."""
-    return resources.files("pipeline.grammars").joinpath(GRAMMAR).read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)

@@ -20,7 +20,7 @@ from pipeline.publish import sqlite as database
 from pipeline.publish.csv import CHUNK, Row, write_csv
 from pipeline.publish.datapackage import validate_rules_json
 from pipeline.publish.json import write_json
-from pipeline.publish.rows import CITED, COLUMNS, Built, rules_json, tables
+from pipeline.publish.rows import CITED, COLUMNS, Built, cited_rows, rules_json, tables
 from pipeline.publish.tables import BY_NAME, TABLES
 
 RULES_JSON = "rules.json"
@@ -58,7 +58,7 @@ def _write(corpus: Built, out: Path) -> Written:
             for path, count, digest in _write_table(out, table.name, data[table.name], building):
                 rows[path], sha256[path] = count, digest
             if table.name == "renumber_map":  # the database's index of it, derived here
-                cited = list(data[CITED])
+                cited = cited_rows(data["renumber_map"])
                 for start in range(0, len(cited), CHUNK):
                     building.feed(CITED, cited[start:start + CHUNK])
                 building.written(CITED)

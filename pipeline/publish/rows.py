@@ -219,7 +219,7 @@ def cited_rows(renumber_map: Iterable[Row]) -> list[Row]:
             key = (source, number, "twice")
             position = found[key][6] if key in found else rowid
             found[key] = [source, number, "twice", None, None, rowid, position]
-    return [tuple(r) for r in sorted(found.values(), key=lambda r: int(r[6]))]
+    return [tuple(r) for r in sorted(found.values(), key=lambda r: r[6])]
 
 
 def _derived(corpus: Built) -> dict[str, Iterable[Row]]:

@@ -335,13 +335,16 @@ def records(path: Path, required: Collection[str] = (), header: list[str] | None
 
 
 def rows(out: Path, name: str) -> list[Row]:
-    """A published CSV (``name`` without ``.csv``) as dicts of strings, in its order."""
+    """A published CSV (``name`` without ``.csv``) as dicts of strings, in its order
+    (read by ``records``; its errors told as ``TraceError``s, as the queries tell them)."""
     path = out / f"{name}.csv"
+    if not path.is_file():
+        raise TraceError(missing(path))
+    header: list[str] = []
     try:
-        with path.open(encoding="utf-8", newline="") as fh:
-            return list(csv.DictReader(fh))
-    except FileNotFoundError:
-        raise TraceError(missing(path)) from None
+        return [dict(zip(header, values, strict=True)) for _, values in records(path, (), header)]
+    except DatasetError as exc:
+        raise TraceError(f"{exc}: run `python -m pipeline ingest` again") from None
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise TraceError(f"{path} cannot be read ({exc}): run `python -m pipeline ingest` again") from None
 
