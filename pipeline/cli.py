@@ -30,6 +30,7 @@ import click
 from pipeline import __version__, numbers
 from pipeline.errors import (
     MEANINGS,
+    ArgumentError,
     DatasetError,
     DecodeError,
     ExitCode,
@@ -174,6 +175,8 @@ def _reading(out: Path) -> Iterator[None]:
         raise click.ClickException(str(exc)) from None
     try:
         yield
+    except ArgumentError as exc:
+        raise click.UsageError(str(exc)) from None
     except (TraceError, DatasetError) as exc:
         raise click.ClickException(str(exc)) from None
     except sqlite3.Error as exc:
@@ -219,8 +222,20 @@ class _Bar:
             self.bar.__enter__()
         self.bar.update(done - self.bar.pos)
         if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        """End the bar's line and show the cursor again (the bar hides it), also when
+        the run stops half-way (Ctrl-C, an error): what is printed next starts a line."""
+        if self.bar is not None:
             self.bar.__exit__(None, None, None)
             self.bar = None
+
+    def __enter__(self) -> _Bar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _setting(name: str) -> Callable[[], int]:
@@ -275,7 +290,8 @@ def ingest(
     bar = _Bar(not quiet and sys.stderr.isatty())
     try:
         check_folders(raw, out, cache)
-        result = run_job(raw, out, settings, full=full, cache_dir=cache, progress=bar, allow_shrink=allow_shrink)
+        with bar:
+            result = run_job(raw, out, settings, full=full, cache_dir=cache, progress=bar, allow_shrink=allow_shrink)
     except (PipelineError, OSError) as exc:
         fail(exc, out)
     for problem in result.problems:
@@ -445,7 +461,7 @@ def diff_command(old: str, new: str, section: str, out: Path, as_json: bool) -> 
     with _reading(out):
         result = diff(out, old, new, section)
     if as_json:
-        click.echo(json.dumps(result["changes"], ensure_ascii=False, indent=1))
+        _echo_json(result)
         return
     for line in describe_diff(result):
         click.echo(line)

@@ -109,6 +109,12 @@ class DatasetError(PipelineError, ValueError):
     """A published folder that is missing, incomplete or damaged; the message names the file."""
 
 
+class ArgumentError(PipelineError, ValueError):
+    """Arguments each valid alone but wrong together (the newer release given first): a usage error."""
+
+    exit_code = ExitCode.USAGE
+
+
 class TraceError(PipelineError, LookupError):
     """The number cannot be found (or not told apart) in the published dataset."""
 

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import io
+import os
+import pty
 import re
+import select
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -11,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline import errors
-from pipeline.cli import main
+from pipeline.cli import _Bar, main
 from pipeline.publish.tables import TABLES
 from tests.conftest import RAW
 
@@ -158,3 +166,58 @@ def test_bench_refuses_a_corpus_that_is_not_a_folder(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["bench", "--corpus", str(tmp_path / "a.txt")])
     assert result.exit_code == errors.ExitCode.USAGE == 2
     assert result.output == f"Error: {tmp_path / 'a.txt'}: not a folder (--corpus takes a folder of releases)\n"
+
+
+def test_a_bar_cut_short_ends_its_line_and_shows_the_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C in the middle of a progress bar: the bar had hidden the cursor and
+    left the line open, so the shell's cursor stayed hidden and "Error:" was
+    printed on the bar's line."""
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    monkeypatch.setenv("TERM", "xterm")
+    bar = _Bar(True)
+    with pytest.raises(KeyboardInterrupt), bar:
+        bar("parse", 3, 10)
+        raise KeyboardInterrupt
+    shown = screen.getvalue()
+    assert "\033[?25l" in shown and shown.endswith("\033[?25h\n"), repr(shown[-40:])
+
+
+@pytest.mark.slow  # an ingest on a terminal, interrupted
+def test_ctrl_c_on_a_terminal_leaves_the_cursor_shown_and_error_on_its_own_line(tmp_path: Path) -> None:
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    for path in sorted(RAW.glob("cr-20*.txt"))[-8:]:
+        shutil.copy(path, raw / path.name)
+    main_end, child_end = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "ingest", "--raw", str(raw), "--out", str(tmp_path / "out"), "--jobs", "1"],
+        stdin=child_end, stdout=child_end, stderr=child_end, start_new_session=True,
+        env={**os.environ, "TERM": "xterm"}, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    os.close(child_end)
+    seen = b""
+    deadline = time.monotonic() + 120
+    while b"\033[?25l" not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([main_end], [], [], 1)
+        if ready:
+            seen += os.read(main_end, 65536)
+    assert b"\033[?25l" in seen, "no progress bar was drawn"
+    os.killpg(proc.pid, signal.SIGINT)
+    while True:
+        try:
+            chunk = os.read(main_end, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(main_end)
+    assert proc.wait(timeout=120) == 130
+    text = seen.decode("utf-8", "replace").replace("\r\n", "\n")
+    assert text.rfind("\033[?25h") > text.rfind("\033[?25l")
+    assert "\nError: interrupted" in text

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.changes import change_of, word_diff
-from pipeline.errors import TraceError
+from pipeline.errors import ArgumentError, TraceError
 from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import section_of, sort_key
 from pipeline.query.dataset import Published
@@ -36,7 +36,11 @@ def _source(data: Published, name: str) -> str:
 
 
 def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
-    """The changes from source ``old`` to source ``new`` (ids or dates)."""
+    """The changes from source ``old`` to source ``new`` (ids or dates), as
+    ``diff --json`` prints them: ``from`` and ``to`` (the source ids), ``note``
+    (why some rules are not counted, or None), ``counts`` (per kind of change,
+    in ``ORDER``) and ``changes``, one per lineage, where a number or word diff
+    that does not apply is None (as ``resolve`` says "no current number")."""
     data = Published(out)
     old, new = _source(data, old), _source(data, new)
     if section and not any(data.section_at(sid, section) is not None for sid in (old, new)):
@@ -46,7 +50,7 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
     when_old, when_new = _placed(data, old), _placed(data, new)
     if when_old and when_new and when_old > when_new:
         # Rules added since would have come out as nothing at all, not as removed.
-        raise TraceError(f"{old} ({_when(data, old)}) is newer than {new} ({_when(data, new)}): "
+        raise ArgumentError(f"{old} ({_when(data, old)}) is newer than {new} ({_when(data, new)}): "
                          "give the older one first")
     # A source that is no whole release (a cut or partial copy, an FAQ page) lacks
     # rules without their being added since: a rule it lacks is "added" only when
@@ -84,19 +88,20 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
             b = _row_in(data, line["merged_into"], new) if change == "merged" else None
         else:
             continue
-        old_number = normalise_number(a["number_as_written"]) if a else ""
-        new_number = normalise_number(b["number_as_written"]) if b else ""
-        if section and not (_in_section(old_number, section) or _in_section(new_number, section)):
+        old_number = normalise_number(a["number_as_written"]) if a else None
+        new_number = normalise_number(b["number_as_written"]) if b else None
+        if section and not any(n and _in_section(n, section) for n in (old_number, new_number)):
             continue
         changes.append({
             "change": change, "old_number": old_number, "new_number": new_number, "lineage_id": lid,
-            "section": section_of(new_number or old_number),
-            "diff": word_diff(a["text"], b["text"]) if a and b and change != "moved" else "",
+            "section": section_of(new_number or old_number or ""),
+            "diff": word_diff(a["text"], b["text"]) if a and b and change != "moved" else None,
             "text": (b or a or {}).get("text", ""),
         })
     changes.sort(key=lambda c: (sort_key(c["section"]), sort_key(c["new_number"] or c["old_number"])))
-    return {"old": old, "new": new, "changes": changes, "summary": dict(Counter(c["change"] for c in changes)),
-            "notes": notes}
+    counts = Counter(c["change"] for c in changes)
+    return {"from": old, "to": new, "note": "; ".join(notes) or None,
+            "counts": {kind: counts[kind] for kind in ORDER if counts[kind]}, "changes": changes}
 
 
 def _in_section(number: str, section: str) -> bool:
@@ -131,10 +136,10 @@ def _row_in(data: Published, lid: str, sid: str) -> dict[str, str] | None:
 
 def describe(result: dict[str, Any]) -> Iterator[str]:
     """The diff as text: a summary line, then the changes grouped by section."""
-    summary = result["summary"]
-    counts = ", ".join(f"{summary[k]} {k}" for k in ORDER if k in summary) or "no changes"
-    yield f"{result['old']} -> {result['new']}: {counts}"
-    yield from (f"note: {note}" for note in result.get("notes", ()))
+    counts = ", ".join(f"{n} {kind}" for kind, n in result["counts"].items()) or "no changes"
+    yield f"{result['from']} -> {result['to']}: {counts}"
+    if result["note"]:
+        yield f"note: {result['note']}"
     by_section: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in result["changes"]:
         by_section[c["section"]].append(c)

@@ -13,6 +13,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -38,7 +39,7 @@ from pipeline.publish.rows import CITED, cited_rows
 from pipeline.publish.tables import TABLES
 from pipeline.query.dataset import Published
 from pipeline.query.dataset import rows as table_rows
-from pipeline.query.diff import diff
+from pipeline.query.diff import ORDER, diff
 from pipeline.query.trace import resolve
 from pipeline.records import Element, Source
 from pipeline.site import data as sitedata
@@ -1403,9 +1404,9 @@ def test_a_suspect_half_release_is_mapped_through_the_release_it_matches(tmp_pat
     # Diffed from, the half copy lacks rules without their being added since (it had
     # given 900 "added"); from the release before, what the half holds is new.
     half = diff(out, "half", "cr-2016-08-26")
-    assert "added" not in half["summary"] and "half is not a whole release" in half["notes"][0]
+    assert "added" not in half["counts"] and half["note"].startswith("half is not a whole release")
     whole = diff(out, "cr-2011-06-17", "cr-2016-08-26")
-    assert whole["notes"] == [] and whole["summary"]["added"] > diff(out, "cr-2011-06-17", "half")["summary"]["added"]
+    assert whole["note"] is None and whole["counts"]["added"] > diff(out, "cr-2011-06-17", "half")["counts"]["added"]
 
 
 def test_a_copy_cut_before_its_rules_is_read_as_the_release_of_its_date(tmp_path: Path) -> None:
@@ -1758,7 +1759,15 @@ def test_diff_any_two_releases_matches_through_lineages(bundled: Bundled) -> Non
     out = str(bundled[1])
     result = CliRunner().invoke(main, ["diff", "2013-05-01", "2016-08-26", "--out", out, "--json"])
     assert result.exit_code == 0, result.output
-    changes = json.loads(result.output)
+    found = json.loads(result.output)
+    # One object: the two releases, a note (none here) and the counts, then the changes;
+    # a number a change lacks is null, as resolve says "no current number".
+    assert (found["from"], found["to"], found["note"]) == ("cr-2013-05-01", "cr-2016-08-26", None)
+    changes = found["changes"]
+    assert found["counts"] == {kind: n for kind, n in Counter(c["change"] for c in changes).items()}
+    assert list(found["counts"]) == [k for k in ORDER if k in found["counts"]]
+    assert all(c["old_number"] is None for c in changes if c["change"] == "added")
+    assert all(c["new_number"] is None and c["diff"] is None for c in changes if c["change"] == "removed")
     totem = [c for c in changes if c["old_number"] == "702.87a"]
     assert totem == [{**totem[0], "change": "moved", "new_number": "702.88a"}]
     assert not [c for c in changes if c["change"] in ("added", "removed") and c["section"] in ("702.88", "702.89")]
@@ -1769,25 +1778,25 @@ def test_diff_any_two_releases_matches_through_lineages(bundled: Bundled) -> Non
     # A three-digit section holds the rules of its subsections ("no changes" before).
     text = CliRunner().invoke(main, ["diff", "cr-2013-05-01", "cr-2016-08-26", "--section", "702", "--out", out,
                                      "--json"])
-    found = json.loads(text.output)
+    found = json.loads(text.output)["changes"]
     assert len(found) > 200 and all(c["section"].startswith("702.") for c in found)
     assert any(c["old_number"] == "702.87a" and c["new_number"] == "702.88a" for c in found)
     # A section neither release has is no section, not "no changes".
     text = CliRunner().invoke(main, ["diff", "cr-2013-05-01", "cr-2016-08-26", "--section", "999", "--out", out])
     assert text.exit_code == 1 and "no section 999 in cr-2013-05-01 or cr-2016-08-26" in text.output
-    # The newer release first: refused (the rules added since had silently vanished, exit 0).
+    # The newer release first: refused as a usage error (the rules added since had silently vanished, exit 0).
     text = CliRunner().invoke(main, ["diff", "2016-08-26", "2013-05-01", "--out", out])
-    assert text.exit_code == 1 and "is newer than cr-2013-05-01 (2013-05-01): give the older one first" in text.output
+    assert text.exit_code == 2 and "is newer than cr-2013-05-01 (2013-05-01): give the older one first" in text.output
     # So is an undated copy numbered like a newer release (it had shown 702.40a "moved" back to 502.32a);
     # the other way round, the rules a copy lacks are not removed, and a note says so.
     faq = "000_eb8496d4591d3274"
     text = CliRunner().invoke(main, ["diff", faq, "cr-2005-10-01", "--out", out])
-    assert text.exit_code == 1 and f"{faq} (numbered as cr-2012-02-01, 2012-02-01) is newer than cr-2005-10-01 " \
+    assert text.exit_code == 2 and f"{faq} (numbered as cr-2012-02-01, 2012-02-01) is newer than cr-2005-10-01 " \
         "(2005-10-01): give the older one first" in text.output
     found = diff(Path(out), "cr-2005-10-01", faq)
-    assert "removed" not in found["summary"] and found["notes"] == [
+    assert "removed" not in found["counts"] and found["note"] == (
         f"{faq} is not a whole release (numbered as cr-2012-02-01, 2012-02-01): rules it lacks are not counted as "
-        "removed"]
+        "removed")
 
 
 def test_a_reader_that_stops_early_ends_the_command_quietly(bundled: Bundled) -> None:
