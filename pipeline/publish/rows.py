@@ -42,6 +42,15 @@ class Built(Protocol):
     def lineages(self) -> Sequence[Lineage]: ...
     @property
     def history(self) -> Sequence[dict[str, Any]]: ...
+    @property
+    def reference_elements(self) -> Sequence[Element]: ...  # when the reference is a history's, not a source
+    @property
+    def lent_mappings(self) -> Sequence[Mapping]: ...  # a history's releases' rows: read for xrefs, not written
+
+
+def _reference_elements(corpus: Built) -> Sequence[Element]:
+    """The reference release's elements: a source's, or (a run on dumps alone) the history's."""
+    return corpus.reference_elements or [el for el in corpus.elements if el.source_id == corpus.reference]
 
 
 Row = tuple[Any, ...]
@@ -226,7 +235,7 @@ def _derived(corpus: Built) -> dict[str, Iterable[Row]]:
     """The tables made from the whole corpus (all but ``elements`` and ``sources``)."""
     els = corpus.elements
     section = cache(section_of)  # a few thousand numbers, asked for hundreds of thousands of times
-    ref = [el for el in els if el.source_id == corpus.reference]
+    ref = _reference_elements(corpus)
     ref_lines = {el.line_start: el.canonical_number for el in ref if el.kind == "section"}
     rule_section = {
         el.canonical_number: ref_lines.get(el.parent_line, section(el.canonical_number))
@@ -276,7 +285,7 @@ def _derived(corpus: Built) -> dict[str, Iterable[Row]]:
             })
     per_source_map = {
         (m.source_id, normalise_number(m.number_as_written)): m.canonical_number
-        for m in corpus.mappings if m.number_as_written
+        for m in (*corpus.mappings, *corpus.lent_mappings) if m.number_as_written
     }
     like = {s.source_id: s.numbering_like for s in corpus.sources}
     xref_rows = []
@@ -331,14 +340,15 @@ def rules_json(corpus: Built, rows: Lookup[str, Iterable[Row]]) -> dict[str, Any
     """The canonical dataset as one tree (CONTRACT.md, ``rules.json``)."""
     variants: dict[str, list[dict[str, Any]]] = defaultdict(list)
     examples: dict[str, list[str]] = defaultdict(list)
-    ref = {el.element_id: el for el in corpus.elements if el.source_id == corpus.reference}
+    ref = {el.element_id: el for el in _reference_elements(corpus)}
     for el in corpus.elements:
         if el.kind == "rule" and el.canonical_number:
             variants[el.canonical_number].append({
                 "source_id": el.source_id, "number_as_written": el.number_as_written,
                 "line_start": el.line_start, "line_end": el.line_end, "text": el.text,
             })
-        if el.kind == "example" and el.source_id == corpus.reference and el.parent_id in ref:
+    for el in ref.values():
+        if el.kind == "example" and el.parent_id in ref:
             examples[ref[el.parent_id].canonical_number].append(el.text)
     refs: dict[str, list[str]] = defaultdict(list)
     for element_id, target in map(_columns("xrefs", "element_id", "target_canonical"), rows["xrefs"]):
