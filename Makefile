@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: ingest site test check lint bench bench-large lineage-report lineage-stability vocabulary clean browser
+.PHONY: ingest site test check lint bench bench-large lineage-report lineage-stability vocabulary history clean browser
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +69,14 @@ vocabulary: $(STAMP)
 	$(PY) -m pipeline vocabulary raw > pipeline/data/vocabulary.txt.tmp \
 	  && mv pipeline/data/vocabulary.txt.tmp pipeline/data/vocabulary.txt \
 	  || { rm -f pipeline/data/vocabulary.txt.tmp; exit 1; }
+
+# The history the package ships (pipeline/data/history.json.gz: each release's numbering
+# and rules, the lineages), what a run on dumps alone maps through: made again from a full
+# ingest of raw/ in a temporary folder. tests/test_bundled.py holds the file to it.
+history: $(STAMP)
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT \
+	  && $(PY) -m pipeline ingest --raw raw --out "$$tmp/out" --full --quiet \
+	  && $(PY) -m pipeline.lineage.history "$$tmp/out" pipeline/data/history.json.gz
 
 # Everything generated: out/ (only what the pipeline wrote in it), its lock and
 # staging leftovers, .cache/, bench results, tool caches and the virtualenv.
