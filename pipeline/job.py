@@ -7,6 +7,8 @@ its outputs are all there), else builds everything in a staging folder,
 validates it, refuses to publish a dataset that shrank far below the published
 one, writes ``run.json`` and ``changes.md``, swaps the folder in, and prunes the
 cache. Any exception before the swap leaves the published ``out/`` untouched.
+Dumps whose releases ``raw/`` lacks map through the history the package ships,
+or through a dataset published earlier (``history``); run.json names it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pipeline.changes import change_of
 from pipeline.errors import Shrinking
 from pipeline.ingest import checks
 from pipeline.ingest.read import discover
+from pipeline.lineage import history as histories
 from pipeline.publish import datapackage as package
 from pipeline.publish import emit
 from pipeline.publish import folder as publish
@@ -61,9 +64,12 @@ class JobResult:
     corpus: Corpus | None = None  # what was built (None when the run was unchanged)
 
 
-def fingerprint(raw: Path, settings: Settings) -> str:
-    """Inputs (paths and bytes), limits and code: equal fingerprints, equal output."""
+def fingerprint(raw: Path, settings: Settings, history: Path | None = None) -> str:
+    """Inputs (paths and bytes), limits, code (the shipped history with it) and the
+    dataset named as the history: equal fingerprints, equal output."""
     digest = hashlib.sha256(f"{code_version()}\0{settings.limits()!r}".encode())
+    if history is not None:
+        digest.update(_history_identity(history).encode())
     for path in discover(raw):
         digest.update(path.relative_to(raw).as_posix().encode("utf-8", "surrogateescape") + b"\0")
         try:
@@ -75,6 +81,15 @@ def fingerprint(raw: Path, settings: Settings) -> str:
         except OSError as exc:
             digest.update(f"unreadable {exc.errno}".encode())
     return digest.hexdigest()
+
+
+def _history_identity(history: Path) -> str:
+    """A published folder named as the history: its place, and what its run.json
+    says its inputs and outputs were (a republished folder is another history)."""
+    report = _previous_report(history)
+    outputs = report.get("outputs")
+    hashes = sorted(str(o.get("sha256")) for o in outputs if isinstance(o, dict)) if isinstance(outputs, list) else []
+    return json.dumps([str(history.resolve()), report.get("fingerprint"), hashes])
 
 
 def _previous_report(out: Path) -> dict[str, Any]:
@@ -140,11 +155,13 @@ def shrinkage(previous: dict[str, Any], corpus: Corpus, rules: int) -> str:
 
 def run_job(
     raw: Path, out: Path, settings: Settings, *, full: bool = False, cache_dir: Path | None = None,
-    progress: Progress | None = None, allow_shrink: bool = False,
+    progress: Progress | None = None, allow_shrink: bool = False, history: Path | None = None,
 ) -> JobResult:
-    """One run of the job (see the module docstring). Raises publish.Overlap,
-    publish.Busy, publish.ForeignOutput, Shrinking, OSError, package.InvalidOutput;
-    the published ``out/`` is unchanged when it does."""
+    """One run of the job (see the module docstring); ``history``, a published
+    folder to map through instead of the shipped history. Raises publish.Overlap,
+    publish.Busy, publish.ForeignOutput, Shrinking, OSError, package.InvalidOutput,
+    DatasetError (a ``history`` that is no published dataset with a release); the
+    published ``out/`` is unchanged when it does."""
     started, started_at = time.monotonic(), _now()
     publish.check_folders(raw, out, cache_dir)
     if out.is_symlink():
@@ -152,7 +169,7 @@ def run_job(
     publish.check_owned(out)  # before the lock too, so that a refusal leaves no lock file behind
     with publish.lock(out):
         publish.check_owned(out)
-        print_ = fingerprint(raw, settings)
+        print_ = fingerprint(raw, settings, history)
         previous = _previous_report(out)
         if (not full and previous.get("fingerprint") == print_ and previous.get("status") in RUN_STATUSES
                 and _outputs_intact(out, previous)):
@@ -168,7 +185,8 @@ def run_job(
             _replace_file(out / publish.MARKER, publish.marker_text(publish.owned_names(out) or ()))
             return JobResult("unchanged", report, list(report.get("problems", [])))
         cache = None if cache_dir is None else SourceCache(cache_dir, reuse=not full)
-        corpus = build(raw, settings, progress, cache)
+        lent = histories.published(history) if history is not None else histories.shipped()
+        corpus = build(raw, settings, progress, cache, lent)
         with publish.staging(out) as staging:
             with corpus.clock("emit"):
                 written = emit.write(corpus, staging)
@@ -238,6 +256,9 @@ def _report(
         "finished_at": _now(),
         "duration_seconds": round(time.monotonic() - started[0], 3),
         "reference": corpus.reference,
+        # The history the dumps were mapped through, when raw/ lacked the releases:
+        # "shipped cr-...", or the folder given with --history; "" when raw/ had them.
+        "history": corpus.history_used,
         "inputs": [
             {"path": s.path, "source_id": s.source_id, "sha256": s.sha256, "bytes": s.bytes,
              "status": s.status, "error": s.error,

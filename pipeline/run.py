@@ -5,6 +5,8 @@ one source at a time, in worker processes, through the cache) -> the release che
 (each release's rule count against the others') -> noise -> clean (``corpus``) ->
 numbering (``lineage``: the releases followed one to the next, every other source
 attached to the release it matches) -> dedupe; then ``job`` publishes the ``Corpus``.
+When ``raw/`` holds no release (or only older ones than the history's newest) the
+numbering maps through a history (``lineage.history``: the shipped one by default).
 
 The release chain is the one place where every source must be in memory at once,
 and it is here, not hidden in a stage: while the main process cleans, each release
@@ -28,6 +30,7 @@ from pipeline.ingest import checks
 from pipeline.ingest.read import Progress, Settings, discover, read_all
 from pipeline.lineage import chain as lineage
 from pipeline.lineage import numbering
+from pipeline.lineage.history import History
 from pipeline.records import Element, Lineage, Mapping, Source
 
 __all__ = ["Corpus", "Progress", "Settings", "Stopwatch", "build"]
@@ -46,6 +49,10 @@ class Corpus:
     lineages: list[Lineage] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
     step_keys: list[str] = field(default_factory=list)  # cache entries of the lineage steps used
+    # The reference's elements when the reference is a release of the history, not a source.
+    reference_elements: list[Element] = field(default_factory=list)
+    history_used: str = ""  # the history the numbering mapped through ("shipped cr-...", a folder), if any
+    lent_mappings: list[Mapping] = field(default_factory=list)  # its releases' renumber_map rows, for xrefs
 
 
 class Stopwatch:
@@ -67,14 +74,16 @@ class Stopwatch:
 
 def build(
     raw: Path, settings: Settings | None = None, progress: Progress | None = None,
-    cache: SourceCache | None = None,
+    cache: SourceCache | None = None, history: History | None = None,
 ) -> Corpus:
-    """Run every stage on the files under ``raw``."""
+    """Run every stage on the files under ``raw``, mapping through ``history``
+    where ``raw/`` lacks the releases (see ``lineage.history.to_use``)."""
     with workers.fewer_collections():
-        return _build(raw, settings or Settings(), progress, cache)
+        return _build(raw, settings or Settings(), progress, cache, history)
 
 
-def _build(raw: Path, settings: Settings, progress: Progress | None, cache: SourceCache | None) -> Corpus:
+def _build(raw: Path, settings: Settings, progress: Progress | None, cache: SourceCache | None,
+           history: History | None) -> Corpus:
     clock = Stopwatch()
     paths = discover(raw)
     with clock("read"):
@@ -106,7 +115,7 @@ def _build(raw: Path, settings: Settings, progress: Progress | None, cache: Sour
                     ahead.add(src.source_id, els)
             del per_source
         with clock("align"):
-            numbered = numbering.number(sources, cleaned, progress, settings.jobs, cache, ahead)
+            numbered = numbering.number(sources, cleaned, progress, settings.jobs, cache, ahead, history)
             del cleaned
             sources = [replace(s, numbering_like=numbered.attached.get(s.source_id, "")) for s in sources]
             elements = [el for els in numbered.elements for el in els]
@@ -114,4 +123,5 @@ def _build(raw: Path, settings: Settings, progress: Progress | None, cache: Sour
     with clock("dedupe"):
         elements = list(dedupe.dedupe(elements))
     return Corpus(sources, elements, numbered.mappings, numbered.reference, parsed, clock,
-                  numbered.lineages, numbered.history, numbered.step_keys)
+                  numbered.lineages, numbered.history, numbered.step_keys, numbered.reference_elements,
+                  numbered.history_used, numbered.lent_mappings)

@@ -11,6 +11,7 @@ import pytest
 from pipeline.corpus.clean import Vocabulary, clean, flag_truncation
 from pipeline.ingest.decode import decode
 from pipeline.ingest.read import Settings, read_source
+from pipeline.lineage import history as histories
 from pipeline.run import build
 from tests.conftest import DATA, RAW, Bundled, Table
 
@@ -347,3 +348,11 @@ def test_a_rule_folded_into_the_parent_of_a_neighbour_is_merged_there(table: Tab
                           "cr-2003-07-01:502.11d")}
     assert merged == {"cr-1999-04-23:419.2": ("merged", "615.1"), "cr-2016-08-26:712.3": ("merged", "712.8"),
                       "cr-2016-08-26:712.11": ("merged", "712.19"), "cr-2003-07-01:502.11d": ("merged", "702.22m")}
+
+
+@pytest.mark.slow  # reads the bundled dataset's elements again, whole
+def test_the_shipped_history_is_what_a_full_ingest_of_raw_makes(bundled: Bundled) -> None:
+    """pipeline/data/history.json.gz, what a run on dumps alone maps through, is the
+    history of raw/ as the pipeline follows it now: `make history` makes it again."""
+    _, out = bundled
+    assert histories.compact_of(out) == histories.shipped_bytes(), "stale: run `make history`"

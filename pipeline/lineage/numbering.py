@@ -6,6 +6,12 @@ an undated release) is attached to the chain release it matches best, aligned
 with that release by ``pipeline.lineage.align``, and mapped through its lineages, so it
 never ends one. This stage derives every row about numbering (renumber_map,
 lineages, rule_history); the writer only serialises them.
+
+When ``raw/`` holds no release, or only releases older than its newest, a
+history (``pipeline.lineage.history``: the one the package ships, or an earlier
+published dataset's) lends its releases: they are numbered with the rest and
+left out of what the stage returns, but for the reference's own elements (the
+rules and sections tables are made of them).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from pipeline.changes import change_of
 from pipeline.lineage import align
 from pipeline.lineage.attach import attach, rule_pairs
 from pipeline.lineage.chain import Ahead, Lineages, follow
+from pipeline.lineage.history import History, to_use
 from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import section_of, sort_key
 from pipeline.records import WRITTEN_TWICE, Element, Lineage, Mapping, Source, evolve
@@ -40,6 +47,9 @@ class Numbering:
     reference: str
     chain: list[str] = field(default_factory=list)
     step_keys: list[str] = field(default_factory=list)  # cache entries of the lineage steps
+    reference_elements: list[Element] = field(default_factory=list)  # when the reference is the history's
+    history_used: str = ""  # the name of the history used, if one was
+    lent_mappings: list[Mapping] = field(default_factory=list)  # the history's releases' rows (for xrefs)
 
 
 def is_release(src: Source) -> bool:
@@ -67,12 +77,22 @@ def chain_of(sources: Sequence[Source]) -> list[int]:
 
 def number(
     sources: Sequence[Source], cleaned: Sequence[Sequence[Element]], progress: Progress | None = None,
-    jobs: int = 1, cache: SourceCache | None = None, ahead: Ahead | None = None,
+    jobs: int = 1, cache: SourceCache | None = None, ahead: Ahead | None = None, history: History | None = None,
 ) -> Numbering:
     """Canonical numbers for every source's elements, and the numbering tables;
-    the lineage steps come from ``ahead`` where it aligned them already."""
+    the lineage steps come from ``ahead`` where it aligned them already. The
+    releases of ``history`` join the chain when ``raw/`` lacks them (``to_use``)."""
+    own = len(sources)
+    used, whole = to_use([sources[k] for k in chain_of(sources)], history)
+    if used is not None:
+        dates = {sources[k].effective_date for k in chain_of(sources)}
+        lent = [(src, els) for src, els in used.releases if whole or src.effective_date not in dates]
+        sources, cleaned = [*sources, *(s for s, _ in lent)], [*cleaned, *(els for _, els in lent)]
     chain = chain_of(sources)
-    lines = follow([(sources[k], cleaned[k]) for k in chain], jobs, cache, ahead)
+    if used is not None and whole:
+        lines = used.followed()
+    else:
+        lines = follow([(sources[k], cleaned[k]) for k in chain], jobs, cache, ahead)
     chain_ids = [sources[k].source_id for k in chain]
     reference = chain_ids[-1] if chain_ids else ""
     newest = Newest.of(cleaned[chain[-1]] if chain else ())
@@ -89,9 +109,10 @@ def number(
             if lid:
                 worded[folded(el.text)].add(lid)
     pair_sets: list[tuple[str, tuple[set[tuple[str, str]], set[str]]]] = []  # made when first needed
+    at = {sources[k].source_id: k for k in chain}
     for k, (src, els) in enumerate(zip(sources, cleaned, strict=True)):
-        if progress:
-            progress("align", k + 1, len(sources))
+        if progress and k < own:
+            progress("align", k + 1, own)
         if k in in_chain:
             els, rows = _release(src, els, lines, newest)
             attached[src.source_id] = src.source_id
@@ -101,7 +122,7 @@ def number(
             target = _attach_to(src, els, releases, pair_sets)
             attached[src.source_id] = target
             if target not in indexes:
-                indexes[target] = align.RefIndex.build(cleaned[sources.index(_by_id(sources, target))])
+                indexes[target] = align.RefIndex.build(cleaned[at[target]])
             els, rows = _through(src, els, target, indexes[target], lines, newest, worded)
         else:
             rows = [Mapping(src.source_id, el.number_as_written, el.text if el.kind == "section" else "", "",
@@ -109,12 +130,19 @@ def number(
                     for el in els if el.kind in ("section", "rule") and el.number_as_written]
         out_elements.append(list(els))
         mappings.extend(_unique(rows))
-    history, ordered = _history(sources, out_elements, lines, attached, chain_ids)
-    return Numbering(out_elements, mappings, ordered, history, attached, reference, chain_ids, lines.step_keys)
-
-
-def _by_id(sources: Sequence[Source], sid: str) -> Source:
-    return next(s for s in sources if s.source_id == sid)
+    history_rows, ordered = _history(sources, out_elements, lines, attached, chain_ids)
+    if len(sources) == own:
+        return Numbering(out_elements, mappings, ordered, history_rows, attached, reference, chain_ids,
+                         lines.step_keys)
+    # The history's releases are not this run's sources: none of their rows is published.
+    ids = {s.source_id for s in sources[:own]}
+    return Numbering(
+        out_elements[:own], [m for m in mappings if m.source_id in ids], ordered,
+        [r for r in history_rows if r["source_id"] in ids], {k: v for k, v in attached.items() if k in ids},
+        reference, chain_ids, lines.step_keys,
+        out_elements[chain[-1]] if chain and chain[-1] >= own else [], used.name if used else "",
+        [m for m in mappings if m.source_id not in ids],
+    )
 
 
 def _attach_to(src: Source, els: Sequence[Element], releases: list[tuple[Source, Sequence[Element]]],
