@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
 import stat
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import as_completed
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from pipeline import workers
@@ -58,9 +60,32 @@ def discover(raw: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(raw).as_posix())
 
 
-def source_id(path: Path) -> str:
-    """The file's name without its extension."""
-    return path.name.rsplit(".", 1)[0] if "." in path.name[1:] else path.name
+# What a shown name escapes besides bytes that are not UTF-8: control characters
+# (a newline in a name would break every line-based log and list).
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
+def shown(name: str | PurePath) -> str:
+    """A file name or path as the outputs show it: its bytes read as UTF-8, a
+    byte that is not (``os.fsencode`` gives it back exactly) and a control
+    character written ``\\xNN``. Files are always opened by their own name.
+
+    >>> shown(os.fsdecode(b"x\\xff.txt")), shown("a\\nb.txt"), shown("Dand\u00e2n.txt")
+    ('x\\\\xff.txt', 'a\\\\x0ab.txt', 'Dandân.txt')
+    """
+    text = os.fsencode(name).decode("utf-8", "backslashreplace")
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def exact(name: str | PurePath) -> bool:
+    """Whether ``shown`` gives ``name`` as it is (nothing escaped)."""
+    return shown(name) == str(name)
+
+
+def source_id(path: PurePath) -> str:
+    """The file's name without its extension, as ``shown``."""
+    name = shown(path.name)
+    return name.rsplit(".", 1)[0] if "." in name[1:] else name
 
 
 def source_ids(paths: Sequence[Path], raw: Path) -> list[str]:
@@ -71,12 +96,19 @@ def source_ids(paths: Sequence[Path], raw: Path) -> list[str]:
     the top of ``raw`` (then first by path) keeps it, so adding a copy deeper
     down never renames a source; each other takes its path relative to ``raw``,
     extension included (``./`` in front at the top level). A name without
-    extension never contains ``/``, and paths are unique, so no two ids collide.
+    extension never contains ``/``, and paths are unique, so no two ids collide,
+    but for names ``shown`` escapes: ``x\\xff`` is both the escaped name of a
+    file whose name holds the byte FF and the name of one that holds a
+    backslash. An escaped path whose id another file has takes ``~`` and the
+    start of its bytes' sha256 (the id of a name that needs no escaping never
+    changes).
 
     >>> source_ids([Path("r/a.txt"), Path("r/x/a.txt"), Path("r/b.txt")], Path("r"))
     ['a', 'x/a.txt', 'b']
     >>> source_ids([Path("r/archive/cr-1.txt"), Path("r/cr-1.txt"), Path("r/cr-1.json")], Path("r"))
     ['archive/cr-1.txt', './cr-1.txt', 'cr-1']
+    >>> source_ids([Path("r/x\\\\xff.txt"), Path("r/x\\\\xff.md"), Path(os.fsdecode(b"r/x\\xff.txt"))], Path("r"))
+    ['./x\\\\xff.txt', 'x\\\\xff', './x\\\\xff.txt~92bdd82600d0']
     """
     rels = [p.relative_to(raw) for p in paths]
     groups: dict[str, list[int]] = {}
@@ -84,11 +116,15 @@ def source_ids(paths: Sequence[Path], raw: Path) -> list[str]:
         groups.setdefault(source_id(rel), []).append(i)
     ids = [""] * len(paths)
     for stem, members in groups.items():
-        members.sort(key=lambda i: (len(rels[i].parts), rels[i].as_posix()))
+        members.sort(key=lambda i: (len(rels[i].parts), shown(rels[i]), os.fsencode(rels[i])))
         ids[members[0]] = stem
         for i in members[1:]:
-            posix = rels[i].as_posix()
+            posix = shown(rels[i])
             ids[i] = posix if "/" in posix else f"./{posix}"
+    taken = Counter(ids)
+    for i, rel in enumerate(rels):
+        if taken[ids[i]] > 1 and not exact(rel):
+            ids[i] += "~" + hashlib.sha256(os.fsencode(rel)).hexdigest()[:12]
     return ids
 
 
@@ -127,7 +163,7 @@ def _read_packed(
     """``read_source`` packed, pickled if ``to_send`` (a worker's task), or None
     for a file that is neither bad nor cached when ``parse_missing`` is false (it
     is then parsed elsewhere)."""
-    rel = path.relative_to(raw).as_posix()
+    rel = shown(path.relative_to(raw))
     sid = sid or source_id(path)
     try:
         info = path.stat()  # first: a link loop is an OSError here (ELOOP), quarantined below
