@@ -270,11 +270,14 @@ class _Setting(click.Option):
               show_default=True, help="Files with a longer line are quarantined.")
 @click.option("--allow-shrink", is_flag=True,
               help="Publish even when the dataset shrinks far below the published one (sources or rules gone).")
+@click.option("--history", type=click.Path(path_type=Path, exists=True, file_okay=False), default=None,
+              help="A dataset published earlier to map dumps through when RAW lacks their releases "
+                   "[default: the history the package ships].")
 @click.option("-q", "--quiet", is_flag=True, help="Print only problems (for cron).")
 @click.option("-v", "--verbose", is_flag=True, help="Print per-stage counts.")
 def ingest(
     raw: Path, out: Path, jobs: int | None, full: bool, cache_dir: Path | None, max_file_bytes: int,
-    max_line_chars: int, allow_shrink: bool, quiet: bool, verbose: bool,
+    max_line_chars: int, allow_shrink: bool, history: Path | None, quiet: bool, verbose: bool,
 ) -> None:
     """Ingest every file under RAW and publish the dataset to OUT."""
     from pipeline.ingest.read import Settings
@@ -291,7 +294,8 @@ def ingest(
     try:
         check_folders(raw, out, cache)
         with bar:
-            result = run_job(raw, out, settings, full=full, cache_dir=cache, progress=bar, allow_shrink=allow_shrink)
+            result = run_job(raw, out, settings, full=full, cache_dir=cache, progress=bar, allow_shrink=allow_shrink,
+                             history=history)
     except (PipelineError, OSError) as exc:
         fail(exc, out)
     for problem in result.problems:
@@ -304,6 +308,7 @@ def ingest(
             f"{verb} {out}: {stages['sources']} sources ({stages['sources_parsed']} parsed, "
             f"{stages['sources_quarantined']} quarantined, {stages.get('sources_suspect', 0)} suspect), "
             f"reference {report['reference'] or '-'}"
+            + (f" (history {report['history']})" if report.get("history") else "")
         )
     if verbose:
         for key, value in stages.items():
