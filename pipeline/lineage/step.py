@@ -53,6 +53,10 @@ successor, globally and one to one within the pair:
    became none), and the one subrule left over under a paired rule with the
    one left under its partner; the rest removed or added.
 
+6. what is still left, anywhere in the release: the one rule that holds clearly
+   most of its words, weighted by their rarity (``whereabouts``): continued
+   there when that rule is free, merged into it when it continues another.
+
 Last, a subrule paired with a new rule that opens with what its own rule said
 is merged there, and the rule goes on in it; and sections that neither title
 nor vote paired go where their rules went.
@@ -84,6 +88,7 @@ from pipeline.lineage.pieces import (
     _whole_before_piece,
 )
 from pipeline.lineage.renumbered import _closest_letters, _closest_openings, _closest_rare_words, _only_child_left
+from pipeline.lineage.whereabouts import _went_to
 
 
 def align_pair(a: Release, b: Release) -> Step:
@@ -120,6 +125,7 @@ def align_pair(a: Release, b: Release) -> Step:
         _closest_letters(a, b, step, subjects, alike)
         _closest_rare_words(a, b, step, subjects)
         _only_child_left(a, b, step, subjects)
+    _went_to(a, b, step, subjects)
     _parent_opens(a, b, step)
     _vote_sections(a, b, step, last=True)
     return step

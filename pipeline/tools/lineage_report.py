@@ -39,6 +39,11 @@ STEP_KEY = KEY.with_name("step_key.csv")
 # Rules drawn at random from the 1999-2025 releases (none of KEY's) and traced the
 # same way, by readers who never saw the pipeline's answers (held out when drawn).
 HELDOUT_KEY = KEY.with_name("heldout_key.csv")
+# Every lineage the pipeline ended on the bundled releases (2026-12-07), read by two
+# blind readers given the old rule and the release after it (disagreements by a
+# third): where its content went. ``part``: tune (the rows passes may be fitted on)
+# or check (scored, never tuned on).
+ENDING_KEY = KEY.with_name("ending_key.csv")
 
 # A lineage that ends as removed and one that starts then or later are one rule
 # stopped and restarted when the new one opens under the old one's last number
@@ -70,6 +75,39 @@ def judge_step(row: dict[str, str], data: Published) -> Verdict:
     there = [h for h in data.history.get(lid, []) if h["source_id"] == row["new_release"] and h["number_as_written"]]
     got = there[0]["number_as_written"] if there else "ended" if lid else "not found"
     return Verdict(row["step_id"], row["confidence"], got == row["expected"], row["expected"], got)
+
+
+def ending_answer(row: dict[str, str], data: Published) -> str:
+    """Where the published lineages say the content of ``old_number`` of
+    ``old_release`` went in ``next_release``: ``gone``, ``continues X`` or
+    ``merged X`` (X as that release numbers it), or ``not found``."""
+    lid = data.numbers.get((row["old_release"], row["old_number"]), "")
+    if not lid:
+        return "not found"
+    there = [h for h in data.history.get(lid, []) if h["source_id"] == row["next_release"] and h["number_as_written"]]
+    if there:
+        return f"continues {there[0]['number_as_written']}"
+    line = data.lineages[lid]
+    if line["ended"] == "merged" and line["ended_in"] == row["next_release"]:
+        into = [h for h in data.history.get(line["merged_into"], [])
+                if h["source_id"] == row["next_release"] and h["number_as_written"]]
+        return f"merged {into[0]['number_as_written']}" if into else "merged ?"
+    return "gone"
+
+
+def judge_ending(row: dict[str, str], data: Published) -> Verdict:
+    """Compare one audited ending (``ENDING_KEY``) with the published lineages. Right
+    when both say gone, or when the pipeline has the content going on (continued
+    or merged) in one of the rules the readers name (for a split, any of its
+    pieces): the number ``resolve`` then gives leads to the content."""
+    got = ending_answer(row, data)
+    targets = set(row["targets"].split(";")) - {""}
+    expected = row["verdict"] + (" " + ";".join(sorted(targets)) if targets else "")
+    if row["verdict"] == "gone":
+        right = got == "gone"
+    else:
+        right = got.split(" ")[0] in ("continues", "merged") and got.split(" ")[-1] in targets
+    return Verdict(row["case"], row["part"], right, expected, got)
 
 
 def judge(row: dict[str, str], data: Published) -> Verdict:
@@ -111,6 +149,11 @@ def report(out: Path, key: Path = KEY) -> tuple[list[Verdict], str]:
         steps = [judge_step(row, data) for row in read_key(STEP_KEY, "step_id")]
         lines.append(f"step key (single steps judged blind): {sum(v.right for v in steps)} of {len(steps)} right")
         lines += _wrong(steps)
+    if key == KEY and ENDING_KEY.exists():
+        endings = [judge_ending(row, data) for row in read_key(ENDING_KEY, "case")]
+        lines.append(_score("ending audit (every ending, read blind)", endings))
+        lines += _tally([v.category for v in endings], endings)
+        lines += _wrong(endings)
         found = restarts(data)
         lines.append(f"lineages that stop and restart (removed, then added again): {len(found)}")
         lines += [f"  {r.ended} ({r.number}, removed in {r.ended_in}) and {r.started} "
