@@ -87,4 +87,4 @@ def test_a_rule_about_another_keyword_is_never_where_it_went() -> None:
 
 
 def test_the_key_files_are_where_the_report_reads_them() -> None:
-    assert ENDING_KEY == Path(__file__).resolve().parents[1] / "data" / "ending_key.csv"
+    assert Path(__file__).resolve().parents[1] / "data" / "ending_key.csv" == ENDING_KEY
