@@ -4,11 +4,12 @@
 primary and foreign keys, byte size and sha256, then the Parquet copy of each
 (same fields; its foreign keys are the CSV's); ``rules.schema.json`` (JSON
 Schema 2020-12) ships in ``pipeline/data`` and is copied beside ``rules.json``.
+``licenses`` names the code's licence and the rules text's terms (``notice``).
+Last, ``SHA256SUMS`` (``checksums``) lists every file of the dataset.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Mapping
 from functools import lru_cache
@@ -21,10 +22,26 @@ from jsonschema import Draft202012Validator
 
 from pipeline import __version__, numbers
 from pipeline.errors import InvalidOutput
-from pipeline.publish import parquet
+from pipeline.publish import checksums, parquet
+from pipeline.publish.notice import CODE_LICENSE, FAN_CONTENT_POLICY, NOTICE
+from pipeline.publish.sink import sha256_of as sha256_of  # the job hashes files with it too
+from pipeline.publish.sink import write_text
 from pipeline.publish.tables import TABLES, Table
 
 SCHEMA_NAME = "rules.schema.json"
+DESCRIPTOR = "datapackage.json"
+NAME = "mtg-comprehensive-rules"
+TITLE = "Magic: The Gathering Comprehensive Rules and FAQs, canonical"
+DESCRIPTION = ("Every rule of every ingested source mapped to the current numbering. "
+               "The meaning of each table and column is the contract in docs/CONTRACT.md "
+               "of the rules-pipeline repository; each field's description gives it in short.")
+# The code's licence and the terms of the rules text (Data Package ``licenses``).
+LICENSES = [
+    {"name": CODE_LICENSE, "path": "https://opensource.org/license/mit",
+     "title": f"{CODE_LICENSE}: the rules-pipeline code that made this dataset (its LICENSE file)"},
+    {"name": "wotc-fan-content-policy", "path": FAN_CONTENT_POLICY,
+     "title": f"The Comprehensive Rules text: Wizards of the Coast's Fan Content Policy. {NOTICE}"},
+]
 
 
 @lru_cache(maxsize=1)
@@ -54,14 +71,6 @@ def validate_rules_json(doc: dict[str, Any]) -> None:
     except jsonschema_rs.ValidationError as exc:
         where = "/".join(str(part) for part in exc.instance_path) or "(the document)"
         raise InvalidOutput(f"rules.json does not match {SCHEMA_NAME} at {where}: {exc.message}") from exc
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _schema(table: Table) -> dict[str, Any]:
@@ -123,22 +132,22 @@ def datapackage(out: Path, sha256: Mapping[str, str] | None = None) -> dict[str,
     resources_ += [_parquet_resource(out, t, hashed) for t in TABLES if parquet.path_of(out, t).exists()]
     return {
         "profile": "tabular-data-package",
-        "name": "mtg-comprehensive-rules",
-        "title": "Magic: The Gathering Comprehensive Rules and FAQs, canonical",
+        "name": NAME,
+        "title": TITLE,
         "version": __version__,
-        "description": "Every rule of every ingested source mapped to the current numbering. "
-                       "The meaning of each table and column is the contract in docs/CONTRACT.md "
-                       "of the rules-pipeline repository; each field's description gives it in short.",
+        "description": DESCRIPTION,
+        "licenses": LICENSES,
         "resources": resources_,
     }
 
 
 def write(out: Path, sha256: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Write ``datapackage.json`` and the rules.json schema into ``out``; returns
-    the sha256 of each file it described, so that nobody hashes them again
-    (``sha256``: the digests already known, by path relative to ``out``)."""
+    """Write ``datapackage.json``, the rules.json schema and then ``SHA256SUMS`` into
+    ``out``; returns the sha256 of each file it described or wrote, so that nobody
+    hashes them again (``sha256``: the digests already known, by path relative to ``out``)."""
     descriptor = datapackage(out, sha256)
-    (out / "datapackage.json").write_text(json.dumps(descriptor, ensure_ascii=False, indent=1) + "\n",
-                                          encoding="utf-8")
-    (out / SCHEMA_NAME).write_text(json.dumps(rules_schema(), indent=1) + "\n", encoding="utf-8")
-    return {r["path"]: r["hash"].removeprefix("sha256:") for r in descriptor["resources"]}
+    hashes = {r["path"]: r["hash"].removeprefix("sha256:") for r in descriptor["resources"]}
+    hashes[DESCRIPTOR] = write_text(out / DESCRIPTOR, json.dumps(descriptor, ensure_ascii=False, indent=1) + "\n")
+    hashes[SCHEMA_NAME] = write_text(out / SCHEMA_NAME, json.dumps(rules_schema(), indent=1) + "\n")
+    hashes[checksums.SUMS] = checksums.write(out, {**(sha256 or {}), **hashes})
+    return hashes

@@ -5,7 +5,8 @@ writer, the Parquet writer and the database: a process of its own loads them
 into ``rules.sqlite`` as they are written (``sqlite.Building``), and each
 Parquet row group is compressed in a thread while the next rows are written.
 Then ``rules.json`` is made from the corpus and the same rows, validated and
-written. Nothing written is read back.
+written, and the dataset card (``README.md``) and Datasette's ``metadata.json``
+from the contract's descriptions. Nothing written is read back.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline import workers
-from pipeline.publish import parquet
+from pipeline.publish import card, datasette, parquet
+from pipeline.publish import meta as self_description
 from pipeline.publish import sqlite as database
 from pipeline.publish.csv import CHUNK, Row, write_csv
 from pipeline.publish.datapackage import validate_rules_json
@@ -52,8 +54,9 @@ def _write(corpus: Built, out: Path) -> Written:
     rows: dict[str, int] = {}
     sha256: dict[str, str] = {}
     building: database.Building | None = None
+    stamp = self_description.of(corpus.sources, corpus.reference, corpus.history)
     try:
-        building = database.build_aside(out / DATABASE, corpus.reference)
+        building = database.build_aside(out / DATABASE, corpus.reference, stamp)
         for table in TABLES:  # in the order the database loads them
             for path, count, digest in _write_table(out, table.name, data[table.name], building):
                 rows[path], sha256[path] = count, digest
@@ -63,11 +66,13 @@ def _write(corpus: Built, out: Path) -> Written:
                     building.feed(CITED, cited[start:start + CHUNK])
                 building.written(CITED)
                 del cited
-        doc = rules_json(corpus, data)
+        doc = rules_json(corpus, data, stamp)
         validate_rules_json(doc)
         rows[RULES_JSON] = sum(len(s["rules"]) for s in doc["sections"])
         sha256[RULES_JSON] = write_json(out / RULES_JSON, doc)
         del doc
+        sha256[card.CARD] = card.write(out, stamp, rows)
+        sha256[datasette.METADATA] = datasette.write(out, stamp)
         # Inside the try: a Ctrl-C while waiting for the database must stop its
         # process too, or it writes on into a staging folder being removed.
         sha256[DATABASE] = building.wait()

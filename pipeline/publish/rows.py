@@ -20,10 +20,11 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pipeline.numbers import cross_references, section_of, sort_key
 from pipeline.numbers import normalise as normalise_number
+from pipeline.publish.keywords import keyword_rows
+from pipeline.publish.meta import Meta
 from pipeline.publish.tables import KINDS, TABLES
 from pipeline.records import WRITTEN_TWICE, Check, Element, Lineage, Mapping, Source
 
-SCHEMA_VERSION = "1.0"
 COLUMNS: dict[str, tuple[str, ...]] = {t.name: t.columns for t in TABLES}
 
 
@@ -96,9 +97,9 @@ def source_row(src: Source) -> dict[str, Any]:
         "source_id": src.source_id, "path": src.path, "sha256": src.sha256, "bytes": src.bytes,
         "encoding": src.encoding, "newline": src.newline, "format": src.format,
         "effective_date": src.effective_date, "era": src.era, "lines": src.lines,
-        # The contract's two statuses: read (ok) or not (quarantined). A source that
-        # was read but failed a self-check is ok, with its reasons under suspect.
-        "status": "quarantined" if src.status == "quarantined" else "ok",
+        # The contract's statuses: ok, suspect (read and published, but a self-check
+        # failed: its reasons under suspect, not error) or quarantined (not read).
+        "status": src.status,
         "error": src.error if src.status == "quarantined" else "", "encoding_evidence": src.evidence,
         "numbering_like": src.numbering_like,
         "flags": ";".join(src.flags),
@@ -328,6 +329,7 @@ def _derived(corpus: Built) -> dict[str, Iterable[Row]]:
         "rule_history": OnDemand(itemgetter(*COLUMNS["rule_history"]), corpus.history),
         "lineages": OnDemand(_getter("lineages"), corpus.lineages),
         "noise": OnDemand(element_row, [el for el in els if el.kind == "noise"]),
+        "keywords": _as_rows("keywords", keyword_rows(corpus.sources, els, corpus.mappings, corpus.lineages)),
     }
 
 
@@ -336,8 +338,8 @@ def _columns(name: str, *columns: str) -> Callable[[Row], Row]:
     return itemgetter(*(COLUMNS[name].index(c) for c in columns))
 
 
-def rules_json(corpus: Built, rows: Lookup[str, Iterable[Row]]) -> dict[str, Any]:
-    """The canonical dataset as one tree (CONTRACT.md, ``rules.json``)."""
+def rules_json(corpus: Built, rows: Lookup[str, Iterable[Row]], meta: Meta) -> dict[str, Any]:
+    """The canonical dataset as one tree (CONTRACT.md, ``rules.json``), ``meta`` its ``meta``."""
     variants: dict[str, list[dict[str, Any]]] = defaultdict(list)
     examples: dict[str, list[str]] = defaultdict(list)
     ref = {el.element_id: el for el in _reference_elements(corpus)}
@@ -365,11 +367,7 @@ def rules_json(corpus: Built, rows: Lookup[str, Iterable[Row]]) -> dict[str, Any
             "variants": variants.get(number, []), "xrefs": list(dict.fromkeys(refs.get(number, []))),
         })
     return {
-        "meta": {
-            "schema_version": SCHEMA_VERSION,
-            "reference": corpus.reference,
-            "generated_from": sorted(s.sha256 for s in corpus.sources if s.status != "quarantined"),
-        },
+        "meta": meta.rules_json(),
         "sections": [
             {"number": number, "title": title, "rules": rules_by_section.get(number, []),
              "qa": qa_by_section.get(number, [])}

@@ -10,6 +10,11 @@ source's own wordings. ``unicode61`` with diacritics removed lets "Dandan"
 find "Dandân" as well as "Dandân" itself. A query that is a number lists the
 rules of that number first (``search_in`` has each source's own numbers).
 
+Each of ``rules`` and ``glossary`` has a full-text index of its own tied to it
+(``rules_fts``, ``glossary_fts``: ``content=`` the table, as ``sqlite-utils
+enable-fts`` makes them), so that Datasette's ``_search`` works on those tables;
+``meta`` (key, value) says what made the file (``publish.meta``).
+
 Beside the contract's tables, what the lineage queries (``pipeline.query``)
 look up: ``cited``, each number as a source wrote it (normalised, as a
 citation is read) with the rule or section it is there, and an index of
@@ -31,7 +36,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from pipeline import workers
+from pipeline import __version__, workers
+from pipeline.publish.meta import SCHEMA_VERSION, Meta
 from pipeline.publish.rows import CITED
 from pipeline.publish.tables import TABLES, Table
 
@@ -59,12 +65,12 @@ class Building:
     thread of the job sends the rows (pickled, 10,000 at a time), so that the
     job writes on while the process loads them."""
 
-    def __init__(self, path: Path, reference: str) -> None:
+    def __init__(self, path: Path, reference: str, meta: Meta | None = None) -> None:
         ctx = multiprocessing.get_context("forkserver")
         self.path = path
         self._reader, writer = ctx.Pipe(duplex=False)
         rows_in, self._rows_out = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(target=_build_child, args=(path, reference, rows_in, writer), daemon=True)
+        self._proc = ctx.Process(target=_build_child, args=(path, reference, meta, rows_in, writer), daemon=True)
         with workers.ctrl_c_held():
             workers.start_forkserver()
             self._proc.start()
@@ -134,10 +140,10 @@ class Building:
 SENDER_JOIN_SECONDS = 5.0
 
 
-def build_aside(path: Path, reference: str) -> Building:
+def build_aside(path: Path, reference: str, meta: Meta | None = None) -> Building:
     """Start ``build`` in a process of its own: ``feed`` it each table's rows as
     they are written, then ``wait`` for it, or ``stop`` it."""
-    return Building(path, reference)
+    return Building(path, reference, meta)
 
 
 class _Fed(Mapping[str, Iterable[Row]]):
@@ -173,7 +179,7 @@ class _Fed(Mapping[str, Iterable[Row]]):
         return len(TABLES)
 
 
-def _build_child(path: Path, reference: str, rows_in: Any, writer: Any) -> None:
+def _build_child(path: Path, reference: str, meta: Meta | None, rows_in: Any, writer: Any) -> None:
     # Ctrl-C is the parent's to handle (it exits and ends this daemon process);
     # SIGTERM, as sent by the parent on its way out, ends this one quietly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -189,7 +195,7 @@ def _build_child(path: Path, reference: str, rows_in: Any, writer: Any) -> None:
         except EOFError:
             return
         try:
-            build(_Fed(rows_in, first), path, reference)
+            build(_Fed(rows_in, first), path, reference, meta)
             with path.open("rb") as fh:
                 outcome = ("", hashlib.file_digest(fh, "sha256").hexdigest())
         except Exception as exc:  # reported to the parent, which fails the run cleanly
@@ -211,10 +217,10 @@ PRAGMAS = ("page_size = 65536", "journal_mode = OFF", "synchronous = OFF", "cach
            "temp_store = MEMORY")
 
 
-def build(tables: Mapping[str, Iterable[Row]], path: Path, reference: str = "") -> None:
+def build(tables: Mapping[str, Iterable[Row]], path: Path, reference: str = "", meta: Meta | None = None) -> None:
     """Load the contract's tables (rows in column order; an empty string is NULL)
-    into a new SQLite file, in one transaction, then build the search index;
-    ``reference`` is the source whose wordings are current."""
+    into a new SQLite file, in one transaction, then build the search indexes and
+    the ``meta`` table; ``reference`` is the source whose wordings are current."""
     path.unlink(missing_ok=True)
     con = sqlite3.connect(path)
     try:
@@ -234,9 +240,32 @@ def build(tables: Mapping[str, Iterable[Row]], path: Path, reference: str = "") 
                 _load_cited(con, tables[CITED])
         _build_search(con, reference)
         con.execute("CREATE INDEX rule_history_source_id ON rule_history (source_id)")  # what ``diff`` reads
+        for name, columns in TIED_FTS.items():
+            _tie_fts(con, name, columns)
+        _load_meta(con, meta or Meta(SCHEMA_VERSION, __version__, "", reference, "", "", {}))
         con.commit()
     finally:
         con.close()
+
+
+# The tables with a full-text index of their own, and the columns it holds.
+TIED_FTS = {"rules": ("number", "text"), "glossary": ("term", "text")}
+_TOKENIZE = "unicode61 remove_diacritics 2"  # as ``search``'s: "Dandan" finds "Dandân"
+
+
+def _tie_fts(con: sqlite3.Connection, table: str, columns: tuple[str, ...]) -> None:
+    """``<table>_fts`` over ``columns`` of ``table``, an FTS5 index whose content is
+    the table's own rows (by rowid), written as ``sqlite-utils enable-fts`` writes
+    it: Datasette finds it by its ``content=[table]`` and searches the table with it."""
+    cols = ", ".join(f"[{c}]" for c in columns)
+    con.execute(f"CREATE VIRTUAL TABLE [{table}_fts] USING FTS5 ({cols}, tokenize='{_TOKENIZE}', content=[{table}])")
+    con.execute(f"INSERT INTO [{table}_fts] (rowid, {cols}) SELECT rowid, {cols} FROM [{table}]")
+
+
+def _load_meta(con: sqlite3.Connection, meta: Meta) -> None:
+    """The ``meta`` table: what made the file, one (key, value) a row."""
+    con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    con.executemany("INSERT INTO meta VALUES (?, ?)", meta.rows())
 
 
 SEARCHED = "('rule', 'glossary', 'qa')"

@@ -48,8 +48,8 @@ TABLES: tuple[Table, ...] = (
         "source_id", "path", "sha256", "bytes", "encoding", "newline", "format", "effective_date", "era",
         "lines", "status", "error", "encoding_evidence", "numbering_like", "flags",
         *[f"lines_{k}" for k in KINDS], "checks", "suspect",
-    ), ("source_id",), description="One row per raw file: how it was read, whether it was ingested "
-                                   "(ok or quarantined) and its self-checks (suspect: one failed)."),
+    ), ("source_id",), description="One row per raw file: how it was read and its status: ok, suspect (read "
+                                   "and published, but a self-check failed) or quarantined (not read)."),
     Table("elements", ELEMENT_COLUMNS, ("element_id",), _ELEMENT_FKS,
           ("source_id", "kind", "canonical_number"),
           "The ledger: every element of every source; spans cover every non-blank line once."),
@@ -87,6 +87,11 @@ TABLES: tuple[Table, ...] = (
           "Each lineage in each source it appears in, in date order, with where it ended."),
     Table("noise", ELEMENT_COLUMNS, ("element_id",), (("element_id", "elements", "element_id"),), (),
           "The noise rows of the ledger, for review."),
+    Table("keywords", ("keyword", "kind", "source_id", "effective_date", "section_as_written", "canonical_section",
+                       "lineage_id", "renamed_to"), ("source_id", "kind", "keyword"),
+          (("source_id", "sources", "source_id"), ("lineage_id", "lineages", "lineage_id")),
+          ("keyword", "canonical_section"),
+          "Each keyword ability, keyword action and ability word of each release: its section then and now."),
 )
 
 BY_NAME = {t.name: t for t in TABLES}
@@ -126,7 +131,8 @@ MEANINGS: dict[str, str] = {
     "effective_date": "The date the document states (These rules are effective as of ...); empty if none.",
     "era": "The wording era its text shows (pre-2009, 2009-2018, 2018-2021, 2021+); dates an undated source.",
     "lines": "Lines in the decoded source.",
-    "status": "ok (read and published; see suspect) or quarantined (not read: see error).",
+    "status": "ok (read and published), suspect (read and published, but a self-check failed: see checks and "
+              "suspect) or quarantined (not read: see error).",
     "suspect": "Empty when every self-check passed; else why the source is suspect: it was read and "
                "published, but a check failed (names the file and each failed check with its figures).",
     "checks": "Every self-check on this source, ;-separated, as name=ok or name=failed with its figures "
@@ -180,5 +186,14 @@ MEANINGS: dict[str, str] = {
     "ended_in": "The first release without it.",
     "split_from": "The lineage it split from.",
     "merged_into": "The lineage it was merged into.",
+    # keywords
+    "keyword": "The keyword's name as the release writes it (its section's title; an ability word as listed).",
+    "keywords.kind": "keyword_ability, keyword_action or ability_word.",
+    "keywords.source_id": "The release that defines it.",
+    "keywords.effective_date": "That release's effective date.",
+    "keywords.section_as_written": "Its section's number in that release (an ability word: the rule that lists it).",
+    "canonical_section": "Its section today, through the lineage of its first rule; empty if it ended.",
+    "keywords.lineage_id": "The lineage of its section's first rule (of the listing rule, for an ability word).",
+    "renamed_to": "Its later name, as a glossary's (Obsolete) entry says (Totem Armor: Umbra Armor); else empty.",
 }
 MEANINGS.update({f"lines_{k}": f"Lines of the source in {k} elements." for k in KINDS})

@@ -78,11 +78,14 @@ class Tables(Mapping[str, "pd.DataFrame"]):
 
 def source_status(row: Mapping[str, str]) -> str:
     """What a ``sources.csv`` row says of its source: ``quarantined`` (not read),
-    ``suspect`` (read and published, but a self-check failed: the contract's
-    status is ``ok``, the reasons are under ``suspect``) or ``ok``.
+    ``suspect`` (read and published, but a self-check failed: the reasons are
+    under ``suspect``) or ``ok``. A folder published before the contract named
+    ``suspect`` as a status wrote such a source ``ok``, its reasons under ``suspect``.
 
-    >>> source_status({"status": "ok", "suspect": "a.txt: rule_count: ..."}), source_status({"status": "ok"})
+    >>> source_status({"status": "suspect", "suspect": "a.txt: rule_count: ..."}), source_status({"status": "ok"})
     ('suspect', 'ok')
+    >>> source_status({"status": "ok", "suspect": "a.txt: rule_count: ..."})  # an older folder
+    'suspect'
     """
     return "suspect" if row.get("status") == "ok" and row.get("suspect") else row.get("status", "")
 

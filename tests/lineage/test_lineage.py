@@ -1394,7 +1394,7 @@ def test_a_suspect_half_release_is_mapped_through_the_release_it_matches(tmp_pat
     result = CliRunner().invoke(main, ["ingest", "-q", "--raw", str(raw), "--out", str(out)])
     assert result.exit_code == 3, result.output
     data_out = Published.load(out)
-    assert data_out.sources["half"]["status"] == "ok"
+    assert data_out.sources["half"]["status"] == "suspect"
     assert "rule_count: 1074 rules; around it: cr-2016-08-26 1974" in data_out.sources["half"]["suspect"]
     assert data_out.sources["half"]["numbering_like"] == "cr-2016-08-26"
     rows = [r for r in table_rows(out, "renumber_map") if r["source_id"] == "half" and not r["title"]]

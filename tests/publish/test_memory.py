@@ -19,7 +19,7 @@ from pipeline import run, workers
 from pipeline.corpus import clean
 from pipeline.ingest import read
 from pipeline.ingest.read import Settings, read_source
-from pipeline.publish import emit
+from pipeline.publish import emit, meta
 from pipeline.publish import sqlite as database
 from pipeline.publish.rows import COLUMNS, tables
 from tests.conftest import RAW
@@ -101,11 +101,13 @@ def test_a_workers_result_is_let_go_once_shared(tmp_path: Path) -> None:
 
 
 def _contents(path: Path) -> dict[str, list[tuple[object, ...]]]:
-    """Every table of a database (the search index too), row by row, with each value's SQLite type."""
+    """Every table of a database (the full-text indexes too, not their shadow tables), row by row,
+    with each value's SQLite type."""
     con = sqlite3.connect(path)
     try:
-        names = [n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-                                           "'search\\_%' ESCAPE '\\' OR name = 'search_in' ORDER BY name")]
+        names = [n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND (name NOT LIKE "
+                                           "'search\\_%' ESCAPE '\\' AND name NOT LIKE '%\\_fts\\_%' ESCAPE '\\' "
+                                           "OR name = 'search_in') ORDER BY name")]
         found = {}
         for name in names:
             cols = [c for _, c, *_ in con.execute(f'PRAGMA table_info("{name}")')]
@@ -130,9 +132,12 @@ def test_the_database_process_is_no_copy_of_the_job_and_is_sent_the_rows(tmp_pat
     corpus = run.build(raw, Settings(jobs=1))
     out = tmp_path / "out"
     emit.write(corpus, out)
-    database.build(tables(corpus), tmp_path / "from-rows.sqlite", corpus.reference)
+    database.build(tables(corpus), tmp_path / "from-rows.sqlite", corpus.reference,
+                   meta.of(corpus.sources, corpus.reference))
     written, direct = _contents(out / emit.DATABASE), _contents(tmp_path / "from-rows.sqlite")
-    assert written.keys() == direct.keys() and {"elements", "search", "search_in", "renumber_map"} <= written.keys()
+    assert written.keys() == direct.keys()
+    assert {"elements", "search", "search_in", "renumber_map", "keywords", "meta", "rules_fts", "glossary_fts"} <= \
+        written.keys()
     for name, rows in direct.items():
         assert rows and written[name] == rows, name
     kinds = {kind for row in written["elements"] for kind in row[1::2]}
