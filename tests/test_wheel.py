@@ -5,6 +5,7 @@ behind had failed there with FileNotFoundError, while every test of the checkout
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -50,7 +51,8 @@ def test_the_wheel_ingests_a_folder_from_outside_the_checkout(tmp_path: Path) ->
     wheel = _build_wheel(tmp_path)
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
-    assert {"pipeline/grammars/dump.lark", "pipeline/cli.py", "pipeline/data/vocabulary.txt"} <= names
+    assert {"pipeline/grammars/dump.lark", "pipeline/cli.py", "pipeline/data/vocabulary.txt",
+            "pipeline/data/history.json.gz"} <= names
 
     # A fresh environment, without the system's packages: the wheel goes in alone (no
     # network here), and its dependencies come from the project's environment through a
@@ -84,3 +86,17 @@ def test_the_wheel_ingests_a_folder_from_outside_the_checkout(tmp_path: Path) ->
     assert rules["502.2a"]["text"] == first_strike
     assert rules["502.2b"]["sources"] == "002_92f1751b72fc2fc6;cr-1999-04-23"
     assert (work / "published" / "rules.sqlite").is_file()
+
+    # The dumps alone: mapped through the history the wheel ships (issue 42, point 1).
+    for name in FILES[:1]:
+        (raw / name).unlink()
+    done = _run(python, "-m", "pipeline", "ingest", "--raw", "dumps", "--out", "alone", "--jobs", "1",
+                cwd=work, env=env)
+    assert "reference cr-2026-08-07 (history shipped cr-2026-08-07)" in done.stdout
+    report = json.loads((work / "alone" / "run.json").read_text("utf-8"))
+    assert (report["reference"], report["history"]) == ("cr-2026-08-07", "shipped cr-2026-08-07")
+    with (work / "alone" / "elements.csv").open(encoding="utf-8", newline="") as fh:
+        now = {(row["source_id"], row["number_as_written"]): row["canonical_number"] for row in csv.DictReader(fh)
+               if row["kind"] in ("rule", "section")}
+    assert now["000_eb8496d4591d3274", "702.40a"] == "702.42a"
+    assert now["002_92f1751b72fc2fc6", "502.32"] == "702.42"

@@ -87,6 +87,17 @@ class History:
     def releases(self) -> list[tuple[Source, list[Element]]]:
         return self._read[0]
 
+    def apart_from(self, taken: set[str]) -> History:
+        """The history with each release whose id a source of the run has (a cut copy
+        saved as ``cr-2017-08-25.txt``) called ``history/<id>``: a source's rows are
+        its own, never a release's of the same name. (A raw file's id has no ``/``
+        unless it ends with its extension, so the new ids are free.)"""
+        releases = self.doc["releases"]
+        if not any(rel["id"] in taken for rel in releases):
+            return self
+        return replace(self, doc=dict(self.doc, releases=[
+            dict(rel, id=f"history/{rel['id']}") if rel["id"] in taken else rel for rel in releases]))
+
     def followed(self) -> Lineages:
         """The releases followed as the chain that made the history followed them
         (what ``chain.follow`` would make of them again, without aligning a step)."""
@@ -134,7 +145,7 @@ def compact_of(out: Path) -> bytes:
                    key=lambda s: (s["effective_date"], s["source_id"]))
     if not chain:
         raise DatasetError(f"{out / 'sources.csv'}: no official release in this dataset, so no history to map "
-                           "through (give the dataset the release history came from)")
+                           "through: name a dataset published from a raw folder that held the releases")
     ids = {s["source_id"] for s in chain}
     lineage_rows = table("lineages", *LINEAGE_FIELDS)
     index = {row["lineage_id"]: k for k, row in enumerate(lineage_rows)}

@@ -85,6 +85,7 @@ def number(
     own = len(sources)
     used, whole = to_use([sources[k] for k in chain_of(sources)], history)
     if used is not None:
+        used = used.apart_from({s.source_id for s in sources})
         dates = {sources[k].effective_date for k in chain_of(sources)}
         lent = [(src, els) for src, els in used.releases if whole or src.effective_date not in dates]
         sources, cleaned = [*sources, *(s for s, _ in lent)], [*cleaned, *(els for _, els in lent)]
@@ -134,11 +135,14 @@ def number(
     if len(sources) == own:
         return Numbering(out_elements, mappings, ordered, history_rows, attached, reference, chain_ids,
                          lines.step_keys)
-    # The history's releases are not this run's sources: none of their rows is published.
+    # The history's releases are not this run's sources: none of their rows is published
+    # (nor where a lineage ended in one, though a source may bear its name: a cut copy).
     ids = {s.source_id for s in sources[:own]}
+    ends = {sources[k].source_id for k in chain if k < own}
     return Numbering(
         out_elements[:own], [m for m in mappings if m.source_id in ids], ordered,
-        [r for r in history_rows if r["source_id"] in ids], {k: v for k, v in attached.items() if k in ids},
+        [r for r in history_rows if r["source_id"] in ids and (r["number_as_written"] or r["source_id"] in ends)],
+        {k: v for k, v in attached.items() if k in ids},
         reference, chain_ids, lines.step_keys,
         out_elements[chain[-1]] if chain and chain[-1] >= own else [], used.name if used else "",
         [m for m in mappings if m.source_id not in ids],
