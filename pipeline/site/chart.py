@@ -1,14 +1,19 @@
-"""Static SVG charts on a time axis: stacked bars, one per dated release.
+"""Static charts: stacked bars, one per release, and the releases' timeline.
 
-No script and no library: the chart is markup, readable without JavaScript,
-with a title per bar (the browser shows it on hover) and a text description
-for screen readers. The pages put the same numbers in a table beside it.
+No script and no library: the bar chart is SVG markup, readable without
+JavaScript, with a title per bar (the browser shows it on hover) and a text
+description for screen readers; the pages put the same numbers, linked, in a
+table beside it. Its x axis is a band per release, in date order, not a time
+scale: releases weeks apart (2009-07-11 and 2009-09-04) each keep a bar of their
+own, and no bar can cover another. The timeline is HTML, not SVG: a link per
+release, each a tap target of at least 24 by 24 pixels, under its year; the
+years wrap as the page narrows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from itertools import groupby
 
 from markupsafe import Markup, escape
 
@@ -18,7 +23,6 @@ class Bar:
     when: str  # ISO date
     label: str
     values: tuple[int, ...]  # one per series, stacked bottom up
-    href: str = ""
 
 
 def nice_step(top: int, ticks: int = 5) -> int:
@@ -37,31 +41,30 @@ def nice_step(top: int, ticks: int = 5) -> int:
     return power * 10
 
 
-def _year_fraction(iso: str) -> float:
-    d = date.fromisoformat(iso)
-    start = date(d.year, 1, 1)
-    return d.year + (d - start).days / 365.25
+def bands(count: int, left: float, width: float, fill: float = 0.7) -> list[tuple[float, float]]:
+    """(x, width) of ``count`` bars, each centred in its own equal band: never overlapping.
+
+    >>> bands(2, 0, 100)
+    [(7.5, 35.0), (57.5, 35.0)]
+    """
+    band = width / max(count, 1)
+    return [(round(left + band * i + band * (1 - fill) / 2, 2), round(band * fill, 2)) for i in range(count)]
 
 
-def bar_chart(
-    bars: list[Bar], series: tuple[str, ...], title: str, description: str, *,
-    first_year: int, last_year: int, width: int = 760, height: int = 260,
-) -> Markup:
-    """Stacked bars at their dates between ``first_year`` and ``last_year`` inclusive.
+def bar_chart(bars: list[Bar], series: tuple[str, ...], title: str, description: str, *,
+              width: int = 760, height: int = 260) -> Markup:
+    """Stacked bars, one band each, in the order given (date order), with the year
+    under the first bar of each year.
 
-    >>> svg = bar_chart([Bar("2004-10-01", "x", (3, 1))], ("a", "b"), "T", "D", first_year=2004, last_year=2005)
-    >>> svg.count("<rect"), "<title>x: a 3, b 1</title>" in svg
-    (2, True)
+    >>> svg = bar_chart([Bar("2004-10-01", "x", (3, 1))], ("a", "b"), "T", "D")
+    >>> svg.count("<rect"), "<title>x: a 3, b 1</title>" in svg, "<a " in svg
+    (2, True, False)
     """
     left, right, top, bottom = 56, 12, 16, 34
     plot_w, plot_h = width - left - right, height - top - bottom
-    span = max(last_year + 1 - first_year, 1)
     peak = max((sum(b.values) for b in bars), default=0)
     step = nice_step(peak)
     y_max = max(step * -(-peak // step), step)
-
-    def x(year: float) -> float:
-        return left + (year - first_year) / span * plot_w
 
     def y(value: float) -> float:
         return top + plot_h - value / y_max * plot_h
@@ -74,31 +77,35 @@ def bar_chart(
     for value in range(0, y_max + 1, step):
         out.append(f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y(value):.1f}" y2="{y(value):.1f}"/>')
         out.append(f'<text class="tick" x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{value}</text>')
-    every = 1 if span <= 12 else 2 if span <= 30 else 5
-    for year in range(first_year, last_year + 1):
-        out.append(f'<line class="axis" x1="{x(year):.1f}" x2="{x(year):.1f}" y1="{top + plot_h}" '
-                   f'y2="{top + plot_h + 4}"/>')
-        if (year - first_year) % every == 0:
-            out.append(f'<text class="tick" x="{x(year):.1f}" y="{height - 14}" text-anchor="middle">{year}</text>')
     out.append(f'<line class="axis" x1="{left}" x2="{width - right}" y1="{top + plot_h}" y2="{top + plot_h}"/>')
-    bar_w = max(min(plot_w / span * 0.6, 14), 3)
-    for bar in bars:
-        cx, base = x(_year_fraction(bar.when)), 0
+    placed = bands(len(bars), left, plot_w)
+    for (x, w), bar in zip(placed, bars, strict=True):
+        base = 0
         parts = ", ".join(f"{name} {value}" for name, value in zip(series, bar.values, strict=True))
         rects = []
         for i, value in enumerate(bar.values):
             if value:
-                rects.append(f'<rect class="s{i}" x="{cx - bar_w / 2:.1f}" y="{y(base + value):.1f}" '
-                             f'width="{bar_w:.1f}" height="{y(base) - y(base + value):.1f}"/>')
+                rects.append(f'<rect class="s{i}" x="{x:.1f}" y="{y(base + value):.1f}" '
+                             f'width="{w:.1f}" height="{y(base) - y(base + value):.1f}"/>')
             base += value
-        group = f"<g><title>{escape(bar.label)}: {escape(parts)}</title>{''.join(rects)}</g>"
-        out.append(f'<a href="{escape(bar.href)}">{group}</a>' if bar.href else group)
+        out.append(f"<g><title>{escape(bar.label)}: {escape(parts)}</title>{''.join(rects)}</g>")
+    # A tick under the first bar of each year; its label only where it cannot touch the last one.
+    labelled = -1e9
+    for i, ((x, w), bar) in enumerate(zip(placed, bars, strict=True)):
+        if i and bar.when[:4] == bars[i - 1].when[:4]:
+            continue
+        mid = x + w / 2
+        out.append(f'<line class="axis" x1="{mid:.1f}" x2="{mid:.1f}" y1="{top + plot_h}" y2="{top + plot_h + 4}"/>')
+        if mid - labelled >= 36:
+            out.append(f'<text class="tick" x="{mid:.1f}" y="{height - 14}" text-anchor="middle">'
+                       f"{escape(bar.when[:4])}</text>")
+            labelled = mid
     out.append("</svg>")
     return Markup("".join(out))
 
 
 def legend(series: tuple[str, ...]) -> Markup:
-    """The colour key of a chart's series, as a list."""
+    """The colour key of a chart's series, as a list: every series, none left out."""
     items = "".join(f'<li><span class="swatch s{i}"></span>{escape(name)}</li>' for i, name in enumerate(series))
     return Markup(f'<ul class="legend">{items}</ul>')
 
@@ -112,37 +119,18 @@ class Mark:
     current: bool = False
 
 
-def timeline(marks: list[Mark], title: str, *, first_year: int, last_year: int, width: int = 760) -> Markup:
-    """Releases as linked marks on a line of years; other copies on a second line.
+def timeline(marks: list[Mark], title: str) -> Markup:
+    """Releases as links under their year, in date order; other copies marked apart.
 
-    >>> svg = timeline([Mark("2004-10-01", "CR 2004", "a.html")], "T", first_year=2004, last_year=2005)
-    >>> '<a href="a.html"' in svg and "<title>CR 2004</title>" in svg
+    >>> html = timeline([Mark("2004-10-01", "CR 2004", "a.html")], "T")
+    >>> '<a class="mark" href="a.html" title="CR 2004" aria-label="CR 2004">' in html
     True
     """
-    left, right = 20, 20
-    rows = 1 + max((m.row for m in marks), default=0)
-    height = 40 + 28 * rows
-    plot_w = width - left - right
-    span = max(last_year + 1 - first_year, 1)
-
-    def x(year: float) -> float:
-        return left + (year - first_year) / span * plot_w
-
-    out = [
-        f'<svg class="timeline" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
-        f'aria-label="{escape(title)}" xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
-    ]
-    base = 12 + 28 * rows
-    out.append(f'<line class="axis" x1="{left}" x2="{width - right}" y1="{base}" y2="{base}"/>')
-    every = 1 if span <= 12 else 2 if span <= 30 else 5
-    for year in range(first_year, last_year + 1):
-        out.append(f'<line class="axis" x1="{x(year):.1f}" x2="{x(year):.1f}" y1="{base}" y2="{base + 4}"/>')
-        if (year - first_year) % every == 0:
-            out.append(f'<text class="tick" x="{x(year):.1f}" y="{base + 18}" text-anchor="middle">{year}</text>')
-    for m in marks:
-        cx, cy = x(_year_fraction(m.when)), 12 + 28 * (rows - 1 - m.row) + 8
-        cls = "mark current" if m.current else "mark" if m.row == 0 else "mark dump"
-        out.append(f'<a href="{escape(m.href)}"><title>{escape(m.label)}</title>'
-                   f'<circle class="{cls}" cx="{cx:.1f}" cy="{cy}" r="{7 if m.current else 5}"/></a>')
-    out.append("</svg>")
-    return Markup("".join(out))
+    years = []
+    for year, found in groupby(sorted(marks, key=lambda m: (m.when, m.row)), key=lambda m: m.when[:4]):
+        links = "".join(
+            f'<li><a class="{"mark current" if m.current else "mark" if m.row == 0 else "mark dump"}" '
+            f'href="{escape(m.href)}" title="{escape(m.label)}" aria-label="{escape(m.label)}"></a></li>'
+            for m in found)
+        years.append(f'<li><span class="year">{escape(year)}</span><ul>{links}</ul></li>')
+    return Markup(f'<ol class="timeline" aria-label="{escape(title)}">{"".join(years)}</ol>')

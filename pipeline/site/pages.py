@@ -8,6 +8,7 @@ made when its anchor exists there.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -15,12 +16,13 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup, escape
 
+from pipeline.publish.notice import FAN_CONTENT_POLICY, NOTICE
 from pipeline.site import report as sitereport
 from pipeline.site import scripts as sitescripts
 from pipeline.site.changes import KINDS, Change, number_order
 from pipeline.site.chart import Mark, timeline
 from pipeline.site.data import Dataset, Lineage, Source, anchor, slug
-from pipeline.site.html import Resolver, diff_html, linkify, script_json
+from pipeline.site.html import Resolver, TermIndex, Terms, diff_html, linkify, script_json
 from pipeline.site.index import SiteIndex
 from pipeline.site.urls import changes_file, data_file, label, release_file, section_of
 
@@ -31,6 +33,9 @@ class Pages(SiteIndex):
     def __init__(self, ds: Dataset, env: Environment) -> None:
         super().__init__(ds)
         self.env = env
+        self._terms: dict[tuple[tuple[str, str], ...], Terms] = {}
+        self._term_index = TermIndex([_term(it.term) for items in ds.items.values() for it in items
+                                      if it.kind == "glossary" and it.term])
 
     def resolver(self, src: Source, root: str, here: str) -> Resolver:
         """Where a cross-reference of ``src`` leads: its own page, the release whose numbering
@@ -62,7 +67,8 @@ class Pages(SiteIndex):
         current = ({"page": release_file(ref.source_id), "date": ref.effective_date, "label": label(ref)}
                    if ref else None)
         generated = self.ds.run.get("finished_at") or self.ds.run.get("started_at", "")
-        return {"root": root, "title": title, "current": current, "generated": generated}
+        return {"root": root, "title": title, "current": current, "generated": generated, "notice": NOTICE,
+                "policy": FAN_CONTENT_POLICY}
 
     def render(self, template: str, **context: Any) -> str:
         return self.env.get_template(template).render(**context)
@@ -106,6 +112,7 @@ class Pages(SiteIndex):
                  else f"{src.source_id}: {src.format or 'unknown'} copy")
         return self.render(
             "release.html", **self._common("../", title), src=src, body=body, toc=toc, counts=counts,
+            warnings=warnings(src),
             prev=ref(prev), next=ref(nxt), like=ref(like) if like else None,
             changes_from_prev=f"../{changes_file(src.source_id)}" if src.source_id in self.changes else "",
             changes_to_next=f"../{changes_file(nxt.source_id)}" if nxt and nxt.source_id in self.changes else "",
@@ -116,8 +123,22 @@ class Pages(SiteIndex):
         xrefs, by_number = self.ds.xrefs, self.ds.by_number
         out, toc, counts = [], [], Counter[str]()
         sid = src.source_id
-        for it, id_ in zip(self.ds.items.get(sid, []), self.ids[sid], strict=True):
+        terms = self.terms(src)
+        items = self.ds.items.get(sid, [])
+        # The document's own opening (title, introduction, its unlinked list of contents) is
+        # folded, so the page opens with the rules; its contents lines link where they can.
+        opening = next((i for i, it in enumerate(items) if it.kind not in ("front_matter", "prose")), len(items))
+        folded = opening > 3
+        if folded:
+            out.append(f'<details class="front"><summary>The document\'s opening: title, introduction and '
+                       f"contents ({opening} paragraphs)</summary>")
+        for n, (it, id_) in enumerate(zip(items, self.ids[sid], strict=True)):
+            if folded and n == opening:
+                out.append("</details>")
             counts[it.kind] += 1
+            if folded and n < opening:
+                out.append(self._opening_line(sid, it.kind, it.text))
+                continue
             refs = xrefs.get(it.element_id, ())
             num = escape(it.number)
             if it.kind in ("chapter", "section"):
@@ -131,7 +152,7 @@ class Pages(SiteIndex):
                                 "level": "1" if it.kind == "chapter" else "2"})
             elif it.kind == "rule":
                 key = by_number.get((sid, it.number))
-                text = linkify(it.text, refs, resolve)
+                text = linkify(it.text, refs, resolve, terms)
                 if id_ and key:
                     out.append(f'<p class="rule" id="{id_}"><a class="num" href="../{self.lineage_file(key)}" '
                                f'title="History of this rule">{num}</a> {text} '
@@ -151,7 +172,32 @@ class Pages(SiteIndex):
                            f'<p class="a"><b>A:</b> {linkify(it.answer, refs, resolve)}</p></div>')
             else:
                 out.append(f'<p class="{it.kind.replace("_", "-")}">{linkify(it.text, refs, resolve)}</p>')
+        if folded and opening == len(items):
+            out.append("</details>")
         return Markup("\n".join(out)), toc, counts
+
+    def _opening_line(self, sid: str, kind: str, text: str) -> str:
+        """A paragraph of a document's opening: a line of its contents ("100. General") links
+        to that section or chapter on the page."""
+        m = _CONTENTS_LINE.fullmatch(text.strip())
+        if m and anchor(m.group(1)) in self.idset[sid]:
+            return (f'<p class="{kind.replace("_", "-")}"><a href="#{anchor(m.group(1))}">'
+                    f"{escape(text.strip())}</a></p>")
+        return f'<p class="{kind.replace("_", "-")}">{escape(text)}</p>'
+
+    def terms(self, src: Source) -> Terms | None:
+        """The glossary a source's rules link to: its own, else that of the release whose
+        numbering it shares; one ``Terms`` for every page with the same glossary."""
+        for sid, page in ((src.source_id, ""), (src.numbering_like, f"{slug(src.numbering_like)}.html")):
+            entries = [(_term(it.term), f"{page}#{id_}")
+                       for it, id_ in zip(self.ds.items.get(sid, []), self.ids.get(sid, []), strict=True)
+                       if it.kind == "glossary" and id_ and it.term]
+            if entries:
+                key = tuple(entries)
+                if key not in self._terms:
+                    self._terms[key] = Terms(entries, self._term_index)
+                return self._terms[key]
+        return None
 
     def index(self) -> str:
         rules = {s.source_id: sum(1 for it in self.ds.items.get(s.source_id, []) if it.kind == "rule")
@@ -179,8 +225,8 @@ class Pages(SiteIndex):
         first, last = self.year_range()
         return self.render(
             "index.html", **self._common("", "Releases"), releases=releases, dumps=dumps, rules=self.ds.rules,
-            timeline=timeline(marks, "Releases by effective date; smaller marks are other copies, placed by the "
-                              "release whose numbering they share", first_year=first, last_year=last),
+            timeline=timeline(marks, "Releases by year; square marks are other copies, placed by the "
+                              "release whose numbering they share"),
             first_year=first, last_year=last, choices=self._choices(),
             default_a=self.releases[-2].source_id if len(self.releases) > 1 else "",
             default_b=self.reference,
@@ -277,6 +323,14 @@ class Pages(SiteIndex):
             rows.append({"change": "unchanged", "run": Markup(", ".join(run))})
         present = [v for v in lin.versions if v.number]
         first, last = (present[0], present[-1]) if present else (None, None)
+        # The wording it has now (or had last), from the last release that has it, else the last copy.
+        wording = next((v for v in reversed(present) if self._src(v.source_id).official), last)
+        now = None
+        if wording is not None:
+            src = self._src(wording.source_id)
+            now = {"number": wording.number, "label": label(src), "href": root + self.number_link(
+                src.source_id, wording.number), "text": self._text_with_links(src, wording.number, wording.text, here),
+                "current": bool(lin.canonical) and not lin.ended}
 
         def other(key: str) -> dict[str, str] | None:
             o = self.ds.lineages.get(key)
@@ -297,7 +351,7 @@ class Pages(SiteIndex):
                    + f"; {changed} change{'' if changed == 1 else 's'} of number or wording after it was added.")
         ref_link = self.number_link(self.reference, lin.canonical) if lin.canonical and self.reference else ""
         return self.render(
-            "lineage.html", **self._common(root, title), lin=lin, summary=summary, numbers=numbers,
+            "lineage.html", **self._common(root, title), lin=lin, summary=summary, numbers=numbers, now=now,
             versions=rows, section_title=self.ds.sections.get(lin.canonical.partition(".")[0], ""),
             current_href=root + ref_link if "#" in ref_link else "",
             first=f"{first.number} in {label(self._src(first.source_id))}" if first else "—",
@@ -318,3 +372,27 @@ class Pages(SiteIndex):
         element = self.rule_items[src.source_id].get(number)
         refs = self.ds.xrefs.get(element.element_id, ()) if element and element.text == text else ()
         return linkify(text, refs, self.resolver(src, "../", here))
+
+
+def _term(term: str) -> str:
+    """A glossary term as rule text writes it: "Bury (Obsolete)" is "Bury"."""
+    return re.sub(r"\s*\(.*\)$", "", term)
+
+
+# A line of a document's own contents: "1. Game Concepts", "100. General", "702. Keyword Abilities".
+_CONTENTS_LINE = re.compile(r"(\d{1,3})\.\s+\S.*")
+
+
+def warnings(src: Source) -> list[str]:
+    """What a reader of a source's page must know first: a truncated or suspect copy, a
+    quarantined file (from ``sources.csv``'s status, flags, suspect and error)."""
+    found = []
+    flags = [f for f in src.row.get("flags", "").split(";") if f]
+    if "truncated" in flags:
+        found.append("This copy is truncated: it stops partway through the document, so the rules after its "
+                     "last one are missing, and its last rule may end mid-sentence. It is not a whole release.")
+    if src.row.get("suspect"):
+        found.append(f"This source is suspect: a self-check failed ({src.row['suspect']}).")
+    if src.status == "quarantined":
+        found.append(f"This source was quarantined and not read: {src.row.get('error') or 'see the run report'}.")
+    return found

@@ -13,16 +13,13 @@ from pipeline.site.chart import Bar, bar_chart, legend
 from pipeline.site.index import SiteIndex
 from pipeline.site.urls import changes_file, label, release_file
 
-CHART_KINDS = ("added", "removed", "moved", "edited")  # split counts as added, merged as removed
-
 
 def run_context(pages: SiteIndex) -> dict[str, Any]:
     """The run report's template context."""
     run = pages.ds.run
-    first, last = pages.year_range()
     rules_bars = [Bar(s.effective_date, label(s),
-                      (sum(1 for it in pages.ds.items.get(s.source_id, []) if it.kind == "rule"),),
-                      release_file(s.source_id)) for s in pages.releases]
+                      (sum(1 for it in pages.ds.items.get(s.source_id, []) if it.kind == "rule"),))
+                  for s in pages.releases]
     change_rows, change_bars = [], []
     for new_id, (_, changes) in pages.changes.items():
         src = pages.ds.source(new_id)
@@ -30,9 +27,7 @@ def run_context(pages: SiteIndex) -> dict[str, Any]:
         counts = Counter(c.kind for c in changes)
         change_rows.append({"label": label(src), "href": changes_file(new_id),
                             "counts": [counts[k] for k in KINDS]})
-        stacked = (counts["added"] + counts["split"], counts["removed"] + counts["merged"], counts["moved"],
-                   counts["edited"] + counts["moved+edited"])
-        change_bars.append(Bar(src.effective_date, label(src), stacked, changes_file(new_id)))
+        change_bars.append(Bar(src.effective_date, label(src), tuple(counts[k] for k in KINDS)))
     columns = ["source_id", "format", "effective_date", "era", "status", "error", "suspect", "flags"]
     sources = [{"cells": [s.row.get(c, "") for c in columns], "page": release_file(s.source_id),
                 "status_class": "bad" if s.status != "ok" else ""} for s in pages.ds.sources]
@@ -51,13 +46,12 @@ def run_context(pages: SiteIndex) -> dict[str, Any]:
         failed_checks=[{"source_id": sid, "page": release_file(sid), "name": name, "detail": detail}
                        for sid, bad in failed.items() for name, detail in bad],
         rules_chart=bar_chart(rules_bars, ("rules",), "Rules per release",
-                              "Number of numbered rules in each release, by effective date.",
-                              first_year=first, last_year=last),
+                              "Number of numbered rules in each release, one bar per release in date order."),
         rules_bars=rules_bars,
-        changes_chart=bar_chart(change_bars, CHART_KINDS, "Changes per release",
-                                "Rules added (or split off), removed (or merged), renumbered and reworded in "
-                                "each release against the one before.", first_year=first, last_year=last),
-        changes_legend=legend(CHART_KINDS), change_kinds=KINDS, change_rows=change_rows,
+        changes_chart=bar_chart(change_bars, KINDS, "Changes per release",
+                                "Rules added, removed, renumbered, reworded, both, split off and merged in each "
+                                "release against the one before, one bar per release in date order."),
+        changes_legend=legend(KINDS), change_kinds=KINDS, change_rows=change_rows,
         stages=_flatten(run.get("stages", {})),
         outputs=[o for o in run.get("outputs", []) if isinstance(o, dict)],
         seconds=_flatten(run.get("seconds", {})),

@@ -4,12 +4,12 @@ a global, so they load from file:// where ``fetch`` cannot."""
 
 from __future__ import annotations
 
+from pipeline.numbers import RULE_NUMBER, normalise
 from pipeline.site.data import Lineage, Source, anchor
 from pipeline.site.html import script_json
 from pipeline.site.index import SiteIndex
 from pipeline.site.urls import label, release_file
-from pipeline.text import folded
-from pipeline.text import search_fold as fold
+from pipeline.text import fold, folded, search_fold
 
 
 def release_data(pages: SiteIndex, src: Source) -> str:
@@ -28,45 +28,74 @@ def lineage_data(pages: SiteIndex) -> str:
            for k, lin in pages.ds.lineages.items()}  # all: a comparison from a copy reads each one's first date
     return f"window.SITE_LINEAGES={script_json(rel)};\n"
 
+def search_key(text: str) -> str:
+    """Text as the search page folds it (``searchcore.js``'s ``fold``, held equal by a test):
+    quote style (``pipeline.text.fold``), then accents, case and spacing (``search_fold``).
+
+    >>> search_key("Assassin’s  Trick") == search_key("assassin's trick")
+    True
+    """
+    return search_fold(fold(text))
+
+
 def search_index(pages: SiteIndex) -> str:
-    entries: list[list[str]] = []
-    for lin in pages.ds.lineages.values():
+    """``search-index.js``: one entry per lineage, section title, glossary term and source,
+    each with its numbers and the date it last had each, its date and whether the current
+    release has it (``searchcore.js`` ranks by them); and the grammar's rule-number shape."""
+    ds = pages.ds
+    date = {s.source_id: s.effective_date or _placed(pages, s) for s in ds.sources}
+    entries: list[list[str | int]] = []
+    for lin in ds.lineages.values():
         present = [v for v in lin.versions if v.number]
         if not present:
             continue
         latest = present[-1].text
-        words = set(fold(latest).split())
+        words = set(search_key(latest).split())
         older = dict.fromkeys(v.text for v in present[:-1])
-        extra = dict.fromkeys(w for text in older for w in fold(text).split() if w not in words)
-        # The number it has now (or had last) first: a search for it ranks this lineage first.
-        numbers = [lin.last_number, *reversed(lin.numbers)]
-        nums = " ".join(dict.fromkeys(anchor(n)[1:] for n in numbers))
-        shown = lin.last_number + ("" if lin.canonical else " (ended)")
+        extra = dict.fromkeys(w for text in older for w in search_key(text).split() if w not in words)
+        # Each number with the last date it was written; the number it has now (or had last) first.
+        when: dict[str, str] = {}
+        for v in present:
+            key = anchor(normalise(v.number))[1:]
+            when[key] = max(when.get(key, ""), date.get(v.source_id, ""))
+        first = anchor(normalise(lin.last_number))[1:]
+        nums = " ".join(f"{k}@{when.get(k, '')}" for k in dict.fromkeys([first, *reversed(when)]))
+        current = bool(lin.canonical) and not lin.ended
+        shown = lin.last_number + ("" if current else " (ended)")
         entries.append(["rule", shown, latest, pages.lineage_file(lin.key), nums, " ".join(extra),
-                        _number_spans(pages, lin)])
-    sections: dict[tuple[str, str], list[str]] = {}
-    for src in pages.ds.sources:
-        for it, id_ in zip(pages.ds.items.get(src.source_id, []), pages.ids[src.source_id], strict=True):
+                        _number_spans(pages, lin), max(when.values()), int(current)])
+    sections: dict[tuple[str, str], list[str | int]] = {}
+    for src in ds.sources:
+        for it, id_ in zip(ds.items.get(src.source_id, []), pages.ids[src.source_id], strict=True):
             if it.kind == "section" and id_:
-                sections[(it.number, fold(it.text))] = [
-                    "section", f"{it.number} {it.text}", f"in {label(src)}",
-                    f"{release_file(src.source_id)}#{id_}", anchor(it.number)[1:], "", ""]
+                key = anchor(normalise(it.number))[1:]
+                sections[(key, search_key(it.text))] = [
+                    "section", f"{it.number} {it.text}", f"in {label(src)}", f"{release_file(src.source_id)}#{id_}",
+                    f"{key}@{date[src.source_id]}", "", "", date[src.source_id],
+                    int(src.source_id == pages.reference)]
     entries.extend(sections.values())
-    order = {s.source_id: i for i, s in enumerate(pages.ds.sources)}
-    terms: dict[str, tuple[int, list[str]]] = {}
-    for row in pages.ds.glossary:
+    order = {s.source_id: i for i, s in enumerate(ds.sources)}
+    terms: dict[str, tuple[int, list[str | int]]] = {}
+    for row in ds.glossary:
         at = pages.element_anchor.get(row.get("element_id", ""))
         if at is None or row["source_id"] not in order:
             continue
-        rank = order[row["source_id"]]
-        if fold(row["term"]) not in terms or terms[fold(row["term"])][0] <= rank:
-            terms[fold(row["term"])] = (rank, ["glossary", row["term"], row["text"],
-                                               f"{release_file(at[0])}#{at[1]}", "", "", ""])
+        rank, key = order[row["source_id"]], search_key(row["term"])
+        if key not in terms or terms[key][0] <= rank:
+            terms[key] = (rank, ["glossary", row["term"], row["text"], f"{release_file(at[0])}#{at[1]}", "", "", "",
+                                 date.get(row["source_id"], ""), int(row["source_id"] == pages.reference)])
     entries.extend(entry for _, entry in terms.values())
-    for src in pages.ds.sources:
+    for src in ds.sources:
         entries.append(["release", label(src), f"{src.format} {src.era} {src.source_id}",
-                        release_file(src.source_id), "", "", ""])
-    return f"window.SEARCH_INDEX={script_json(entries)};\n"
+                        release_file(src.source_id), "", "", "", date[src.source_id],
+                        int(src.source_id == pages.reference)])
+    return (f"window.SEARCH_SHAPE={script_json(RULE_NUMBER)};\n"
+            f"window.SEARCH_INDEX={script_json(entries)};\n")
+
+
+def _placed(pages: SiteIndex, src: Source) -> str:
+    like = pages.ds.source(src.numbering_like) if src.numbering_like else None
+    return like.effective_date if like else ""
 
 def _number_spans(pages: SiteIndex, lin: Lineage) -> str:
     """The numbers a lineage had and when: ``702.87a 2011-2013, 702.88a 2016-2019``."""
