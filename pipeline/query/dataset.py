@@ -24,7 +24,7 @@ import sqlite3
 import sys
 import unicodedata
 import urllib.parse
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import date
 from functools import cached_property
@@ -399,6 +399,31 @@ def cited_number(text: str) -> str:
         text = words[1]
     number = normalise_number(text.strip())
     return number.lower() if _LETTERED.fullmatch(number) else number
+
+
+def ending(lid: str, lineage: Callable[[str], Mapping[str, str] | None]) -> tuple[str, str, str]:
+    """How lineage ``lid`` ended, where, and the current number its content stands
+    under: (``removed``, ``merged`` or "" when it goes on; the release it ended in;
+    the number). A merge is followed into the rule that took the content in, and on
+    through that rule's own merges; the number is "" when the content's last home
+    was removed. ``lineage`` looks a lineage's row up by id (a dict's ``get``, or a
+    query of the database).
+
+    >>> rows = {"a": {"ended": "merged", "ended_in": "r2", "merged_into": "b", "canonical_number": ""},
+    ...         "b": {"ended": "merged", "ended_in": "r3", "merged_into": "c", "canonical_number": ""},
+    ...         "c": {"ended": "", "ended_in": "", "merged_into": "", "canonical_number": "500.4"}}
+    >>> ending("a", rows.get), ending("c", rows.get)
+    (('merged', 'r2', '500.4'), ('', '', '500.4'))
+    """
+    first = line = lineage(lid)
+    if not first or not first["ended"]:
+        return "", "", first["canonical_number"] if first else ""
+    seen = {lid}
+    while line is not None and line["ended"] == "merged" and line["merged_into"] not in seen:
+        seen.add(line["merged_into"])
+        line = lineage(line["merged_into"])
+    into = line["canonical_number"] if line is not None and not line["ended"] else ""
+    return first["ended"], first["ended_in"], into
 
 
 class Published:

@@ -13,14 +13,14 @@ import re
 import sqlite3
 import unicodedata
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from pipeline.errors import SearchError
 from pipeline.numbers import RULE_NUMBER
 from pipeline.numbers import normalise as normalise_number
-from pipeline.query.dataset import cited_number
+from pipeline.query.dataset import cited_number, ending
 
 __all__ = ["Hit", "SearchError", "fts_query", "number_query", "plain", "search"]
 
@@ -37,6 +37,8 @@ class Hit:
     text: str  # the whole wording (a Q&A's answer)
     source_id: str  # the reference for a current wording, else the newest source with it
     current: bool  # the reference has this wording
+    ended: str = ""  # a rule in no current release: removed or merged (where: merged_into); "" if unmapped
+    merged_into: str = ""  # the current number its content stands under, for a rule merged away
 
 
 def plain(text: str) -> str:
@@ -152,18 +154,38 @@ def search(path: Path, text: str, limit: int = 20, release: str | None = None) -
                 f"ORDER BY {_order('1')} LIMIT :limit",
                 {"release": release, "query": query, "titled": titled, "limit": limit},
             ).fetchall()
+        # A rule the number found comes once (the words may find it again, with a snippet).
+        hits: dict[tuple[object, ...], Hit] = {}
+        for kind, number, written, title, snip, text_, source, current, _ in rows:
+            hits.setdefault((kind, number, written, source, text_),
+                            Hit(kind, number, written or "", title, snip, text_, source, bool(current)))
+        return [_ended(con, hit) for hit in list(hits.values())[:limit]]
     except sqlite3.OperationalError as exc:
         if path.stat().st_size == 0:  # SQLite reads an empty file as an empty database
             raise sqlite3.DatabaseError("an empty file") from None
         raise SearchError(f"{path}: {exc} (a database from another version? run `python -m pipeline ingest`)") from None
     finally:
         con.close()
-    # A rule the number found comes once (the words may find it again, with a snippet).
-    hits: dict[tuple[object, ...], Hit] = {}
-    for kind, number, written, title, snip, text_, source, current, _ in rows:
-        hits.setdefault((kind, number, written, source, text_),
-                        Hit(kind, number, written or "", title, snip, text_, source, bool(current)))
-    return list(hits.values())[:limit]
+
+
+def _ended(con: sqlite3.Connection, hit: Hit) -> Hit:
+    """A rule hit with no current number, told how its lineage ended and where its
+    content is now (``dataset.ending``); one the pipeline never mapped stays as it is."""
+    if hit.kind != "rule" or hit.number:
+        return hit
+    row = con.execute("SELECT lineage_id FROM renumber_map WHERE source_id = ? AND number_as_written = ?",
+                      (hit.source_id, hit.number_as_written)).fetchone()
+    if not row or not row[0]:
+        return hit
+
+    def lineage(lid: str) -> dict[str, str] | None:
+        found = con.execute("SELECT ended, ended_in, merged_into, canonical_number FROM lineages "
+                            "WHERE lineage_id = ?", (lid,)).fetchone()
+        return dict(zip(("ended", "ended_in", "merged_into", "canonical_number"),
+                        ("" if v is None else str(v) for v in found), strict=True)) if found else None
+
+    ended, _, into = ending(row[0], lineage)
+    return replace(hit, ended=ended, merged_into=into)
 
 
 def _numbered(con: sqlite3.Connection, number: str, limit: int, release: str | None) -> list[Any]:

@@ -17,7 +17,7 @@ from pipeline.changes import change_of, word_diff
 from pipeline.errors import TraceError
 from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import sort_key
-from pipeline.query.dataset import Published, checked_date, cited_number, missing
+from pipeline.query.dataset import Published, Row, checked_date, cited_number, ending, missing
 from pipeline.text import folded_title
 
 __all__ = ["TraceError", "checked_date", "cited_number", "describe_resolved", "is_rule_row", "missing",
@@ -39,7 +39,9 @@ def trace(out: Path, number: str, source: str = "", as_of: str = "") -> Iterator
     lid = data.find(number, source, as_of)
     line = data.lineages[lid]
     rows = data.history_of(lid)
-    now = line["canonical_number"] or f"ended ({line['ended']} in {line['ended_in']})"
+    into = ending(lid, data.lineages.get)[2] if line["ended"] == "merged" else ""
+    now = line["canonical_number"] or f"ended ({line['ended']} in {line['ended_in']}" + (
+        f", into what is now {into})" if into else ")")
     versions = sum(1 for r in rows if r["number_as_written"])
     yield f"Rule {cited_number(number)}: lineage {lid}, {versions} versions, now {now}"
     if line["split_from"]:
@@ -54,9 +56,18 @@ def trace(out: Path, number: str, source: str = "", as_of: str = "") -> Iterator
         elif row["change"] in ("edited", "moved+edited") and text and text != previous:
             yield f"    {word_diff(previous, text)}"
         elif row["change"] == "merged":
-            yield f"    merged into lineage {line['merged_into']}"
+            yield f"    merged into {_merged_into(data, line, row['source_id'])}"
         if text:
             previous = text
+
+
+def _merged_into(data: Published, line: Row, source: str) -> str:
+    """The rule a lineage merged into, as ``source`` numbers it, and where that content is now."""
+    there = next((r["number_as_written"] for r in data.history_of(line["merged_into"])
+                  if r["source_id"] == source and r["number_as_written"]), "")
+    now = ending(line["lineage_id"], data.lineages.get)[2]
+    said = normalise_number(there) if there else f"lineage {line['merged_into']}"
+    return said + (f" (now {now})" if now and now != said else "" if now else " (since removed)")
 
 
 def _is_section(data: Published, number: str, source: str, as_of: str) -> bool:
@@ -233,7 +244,7 @@ def _resolved(data: Published, lid: str, number: str, source: str) -> dict[str, 
         "status": status, "changed_in": changed_in or None,
         "moved_in": moved_in if "moved" in status or status == "split" else [],
         "edited_in": edited_in if "edited" in status or status == "split" else [],
-        "merged_into": data.lineages.get(line["merged_into"], {}).get("canonical_number") or None,
+        "merged_into": ending(lid, data.lineages.get)[2] or None if line["ended"] == "merged" else None,
         "chain": chain,
     }
 

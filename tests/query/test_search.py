@@ -67,9 +67,13 @@ def test_search_json_has_named_fields(bundled: Bundled) -> None:
                    "enchanted…",
         "text": "Umbra armor is a static ability that appears on some Auras. “Umbra armor” means “If enchanted "
                 "permanent would be destroyed, instead remove all damage marked on it and destroy this Aura.”",
-        "source_id": REFERENCE, "current": True,
+        "source_id": REFERENCE, "current": True, "ended": None, "merged_into": None,
     }]
     assert _json(out, "search", "xyzzyplugh") == []
+    # A rule of no current release: how it ended, and the number its content stands under now.
+    gone = _json(out, "search", "mana burn", "--release", "cr-2005-10-01", "--limit", "3")
+    assert [(h["number_as_written"], h["number"], h["ended"], h["merged_into"]) for h in gone] == [
+        ("300.3", None, "merged", "500.5"), ("507.4", None, "removed", None), ("408.2g", None, "removed", None)]
 
 
 def test_release_searches_one_source_in_its_own_numbering(bundled: Bundled) -> None:
