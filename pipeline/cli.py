@@ -203,6 +203,10 @@ def _damaged(path: Path, exc: BaseException) -> click.ClickException:
     )
 
 
+# The search hit fields where an empty value means none (printed null by --json).
+_NONE_IF_EMPTY = frozenset({"number", "ended", "merged_into"})
+
+
 def _echo_json(doc: object) -> None:
     click.echo(json.dumps(doc, ensure_ascii=False, indent=1))
 
@@ -496,7 +500,9 @@ def search_command(query: str, out: Path, limit: int, release: str | None, as_js
     except (sqlite3.Error, OSError) as exc:
         raise _damaged(path, exc) from None
     if as_json:
-        _echo_json([asdict(hit) for hit in hits])
+        # None is null, as resolve and diff say it: no current number, not ended.
+        _echo_json([{k: v if v != "" or k not in _NONE_IF_EMPTY else None for k, v in asdict(hit).items()}
+                    for hit in hits])
         return
     if not hits and (number := number_query(query)) and release:
         click.echo(f"no rule {number} in {release}")
@@ -509,7 +515,9 @@ def search_command(query: str, out: Path, limit: int, release: str | None, as_js
     for hit in hits:
         number = hit.number or hit.number_as_written
         if hit.kind == "rule" and hit.number_as_written != hit.number:
-            number = f"{hit.number_as_written} → {hit.number or '?'}"  # its number then, and now (? unmapped)
+            # Its number then, and now: or where its content went, or ? for a rule never mapped.
+            now = hit.number or (f"merged into {hit.merged_into}" if hit.merged_into else hit.ended or "?")
+            number = f"{hit.number_as_written} → {now}"
         label = {"rule": number, "glossary": f"glossary: {hit.title}", "qa": f"Q&A ({hit.number or '-'})"}
         where = "" if hit.current and hit.kind == "rule" and not release else f"  [{hit.source_id}]"
         click.echo(f"{label[hit.kind]:<14} {' '.join(hit.snippet.split())}{where}")  # one hit, one line
