@@ -44,6 +44,13 @@ HELDOUT_KEY = KEY.with_name("heldout_key.csv")
 # third): where its content went. ``part``: tune (the rows passes may be fitted on)
 # or check (scored, never tuned on).
 ENDING_KEY = KEY.with_name("ending_key.csv")
+# The reverse audit, read the same way: the 100 steps where the pipeline continues a
+# lineage across the largest change of wording (its weakest continuations).
+CONTINUATION_KEY = KEY.with_name("continuation_key.csv")
+# Held out before the last pass (``lineage.whereabouts``) was written, scored once after:
+# 60 steps drawn at random, 30 among the weak continuations (ranks 100-500 by
+# change of wording) and 30 confident ones (15 reworded, 15 renumbered word for word).
+HELDOUT_STEP_KEY = KEY.with_name("heldout_step_key.csv")
 
 # A lineage that ends as removed and one that starts then or later are one rule
 # stopped and restarted when the new one opens under the old one's last number
@@ -154,6 +161,14 @@ def report(out: Path, key: Path = KEY) -> tuple[list[Verdict], str]:
         lines.append(_score("ending audit (every ending, read blind)", endings))
         lines += _tally([v.category for v in endings], endings)
         lines += _wrong(endings)
+    if key == KEY and CONTINUATION_KEY.exists():
+        reverse = [judge_ending(row, data) for row in read_key(CONTINUATION_KEY, "case")]
+        lines.append(_score("reverse audit (the weakest continuations, read blind)", reverse))
+        lines += _wrong(reverse)
+    if key == KEY and HELDOUT_STEP_KEY.exists():
+        held_steps = [judge_ending(row, data) for row in read_key(HELDOUT_STEP_KEY, "case")]
+        lines.append(_score("held-out steps (drawn before the last pass, read blind)", held_steps))
+        lines += _wrong(held_steps)
         found = restarts(data)
         lines.append(f"lineages that stop and restart (removed, then added again): {len(found)}")
         lines += [f"  {r.ended} ({r.number}, removed in {r.ended_in}) and {r.started} "

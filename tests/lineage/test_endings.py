@@ -1,5 +1,7 @@
 """The ending audit: every lineage the pipeline ended on the bundled releases,
-read blind (``tests/data/ending_key.csv``).
+read blind (``tests/data/ending_key.csv``); and the reverse audit, the 100 steps
+where it continues a lineage across the largest change of wording
+(``tests/data/continuation_key.csv``), read the same way.
 
 Two readers, given only the old rule and the release after it, said where its
 content went (goes on as X, merged into X, split into X and Y, or gone); a
@@ -22,12 +24,28 @@ from pipeline.lineage.evidence import Subjects
 from pipeline.lineage.thresholds import MIN_WENT, WENT_MARGIN
 from pipeline.lineage.whereabouts import held_share, terms, weights
 from pipeline.query.dataset import Published
-from pipeline.tools.lineage_report import ENDING_KEY, ending_answer, judge_ending, read_key
+from pipeline.tools.lineage_report import (
+    CONTINUATION_KEY,
+    ENDING_KEY,
+    HELDOUT_STEP_KEY,
+    ending_answer,
+    judge_ending,
+    read_key,
+)
 from tests.conftest import Bundled
 
 KEY = read_key(ENDING_KEY, "case")
-with (ENDING_KEY.with_name("ending_key_wrong.csv")).open(encoding="utf-8", newline="") as _fh:
-    WRONG = {row["case"]: row["answers"] for row in csv.DictReader(_fh)}
+REVERSE = read_key(CONTINUATION_KEY, "case")
+HELD = read_key(HELDOUT_STEP_KEY, "case")
+
+
+def _wrong(key: Path) -> dict[str, str]:
+    """The rows of a key the pipeline answers otherwise, and what it answers."""
+    with key.with_name(key.stem + "_wrong.csv").open(encoding="utf-8", newline="") as fh:
+        return {row["case"]: row["answers"] for row in csv.DictReader(fh)}
+
+
+WRONG = _wrong(ENDING_KEY) | _wrong(CONTINUATION_KEY) | _wrong(HELDOUT_STEP_KEY)
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +60,8 @@ def _param(row: dict[str, str]) -> object:
     return pytest.param(row, id=f"{row['case']}-{row['old_release']}-{row['old_number']}", marks=marks)
 
 
-@pytest.mark.parametrize("row", [_param(row) for row in KEY])
-def test_audited_ending(row: dict[str, str], data: Published) -> None:
+@pytest.mark.parametrize("row", [_param(row) for row in KEY + REVERSE + HELD])
+def test_audited_step(row: dict[str, str], data: Published) -> None:
     verdict = judge_ending(row, data)
     assert verdict.right, verdict
 
@@ -53,7 +71,9 @@ def test_the_audit_covers_every_ending_it_was_drawn_from() -> None:
     assert len(KEY) == 202 and len({(r["old_release"], r["old_number"]) for r in KEY}) == 202
     assert Counter(r["part"] for r in KEY) == {"tune": 101, "check": 101}
     assert all(bool(r["targets"]) == (r["verdict"] != "gone") for r in KEY)
-    assert set(WRONG) <= {r["case"] for r in KEY}
+    assert set(WRONG) <= {r["case"] for r in KEY + REVERSE + HELD}
+    assert len(HELD) == 60 and len(WRONG.keys() & {r["case"] for r in HELD}) == 1  # scored once: 59 of 60
+    assert len(REVERSE) == 100 and {r["part"] for r in REVERSE} == {"reverse"}
 
 
 def test_an_answer_names_the_rule_the_content_went_into(data: Published) -> None:
