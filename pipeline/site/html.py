@@ -64,6 +64,17 @@ def _spans(text: str, written: Sequence[str]) -> list[tuple[int, int, str]]:
 _WORDS = re.compile(r"\w+")
 
 
+# A web address ("www.wizards.com/default.asp?x=magic"): no glossary term is linked inside one.
+_IN_ADDRESS = re.compile(r"/|www\.|@")
+
+
+def _token(text: str, start: int, end: int) -> str:
+    """The run of non-blank characters around ``text[start:end]``."""
+    left = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start)) + 1
+    right = min((i for i in (text.find(" ", end), text.find("\n", end)) if i >= 0), default=len(text))
+    return text[left:right]
+
+
 def term_key(text: str) -> str:
     """A glossary term as matched in rule text: quote style, spacing and case folded."""
     return fold(text).casefold()
@@ -96,9 +107,10 @@ class TermIndex:
         out: list[tuple[int, int, str]] = []
         for i, word in enumerate(low):
             for count, term, key in self.by_word.get(word, ()):
-                if (i + count <= len(words) and tuple(low[i:i + count]) == term
-                        and term_key(text[words[i].start():words[i + count - 1].end()]) == key):
-                    out.append((words[i].start(), words[i + count - 1].end(), key))
+                start, end = words[i].start(), words[i + count - 1].end() if i + count <= len(words) else 0
+                if (end and tuple(low[i:i + count]) == term and term_key(text[start:end]) == key
+                        and not _IN_ADDRESS.search(_token(text, start, end))):
+                    out.append((start, end, key))
         self._memo[text] = found = tuple(out)
         return found
 

@@ -69,11 +69,14 @@ def search_index(pages: SiteIndex) -> str:
         for it, id_ in zip(ds.items.get(src.source_id, []), pages.ids[src.source_id], strict=True):
             if it.kind == "section" and id_:
                 key = anchor(normalise(it.number))[1:]
+                # The newest release with the title, or a copy when no release has it.
+                if not src.official and sections.get((key, search_key(it.text)), [""])[-1] != "":
+                    continue
                 sections[(key, search_key(it.text))] = [
                     "section", f"{it.number} {it.text}", f"in {label(src)}", f"{release_file(src.source_id)}#{id_}",
                     f"{key}@{date[src.source_id]}", "", "", date[src.source_id],
-                    int(src.source_id == pages.reference)]
-    entries.extend(sections.values())
+                    int(src.source_id == pages.reference), "official" if src.official else ""]
+    entries.extend(entry[:-1] for entry in sections.values())
     order = {s.source_id: i for i, s in enumerate(ds.sources)}
     terms: dict[str, tuple[int, list[str | int]]] = {}
     for row in ds.glossary:

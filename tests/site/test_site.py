@@ -16,29 +16,15 @@ from hypothesis import strategies as st
 
 from pipeline.cli import main
 from pipeline.errors import SiteError
-from pipeline.job import run_job
 from pipeline.query.diff import diff
-from pipeline.run import Corpus, Settings
+from pipeline.run import Corpus
 from pipeline.site.build import MARKER, SiteResult, build_site
 from pipeline.site.changes import compare, presence
 from pipeline.site.data import anchor, load, slug
 from pipeline.site.html import linkify
-from tests.conftest import RAW
 from tests.site.sitecheck import broken_links
 
 TABLES = ("sources", "elements", "rule_history", "lineages", "xrefs", "glossary", "sections", "rules", "renumber_map")
-
-
-@pytest.fixture(scope="module")
-def small_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two releases and a dump, published by the real job: quick to build a site from."""
-    raw = tmp_path_factory.mktemp("small") / "raw"
-    raw.mkdir()
-    for name in ("cr-2003-10-01.txt", "cr-2004-10-01.txt", "002_92f1751b72fc2fc6.txt"):
-        shutil.copy(RAW / name, raw)
-    out = raw.parent / "out"
-    run_job(raw, out, Settings(jobs=1), full=True)
-    return out
 
 
 def page(site: SiteResult, rel: str) -> str:
@@ -191,9 +177,10 @@ def test_run_report(site: SiteResult, bundled: tuple[Corpus, Path]) -> None:
 @pytest.mark.slow  # the site of the full dataset
 def test_index_has_a_timeline_and_search(site: SiteResult) -> None:
     text = page(site, "index.html")
-    timeline = text[text.index('<svg class="timeline"'):]
-    assert timeline[:timeline.index("</svg>")].count("<circle") == site.releases + site.dumps
-    assert 'class="mark current"' in timeline
+    timeline = text[text.index('<ol class="timeline"'):]
+    timeline = timeline[:timeline.index("</ol>")]
+    assert timeline.count('<a class="mark') == site.releases + site.dumps
+    assert timeline.count('class="mark current"') == 1 and "<svg" not in timeline
     assert 'action="search.html"' in text and "(current)" in text
 
 

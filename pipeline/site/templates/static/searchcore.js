@@ -61,13 +61,13 @@
     var words = fold(q).split(" ").filter(Boolean), phrase = fold(q), hits = [];
     if (!words.length) return hits;
     for (var i = 0; i < index.length; i++) {
-      var p = prepared[i], score = 0, date = p.date;
+      var p = prepared[i], score = 0, date = p.date, found = "";
       if (key) {
         for (var n = 0; n < p.nums.length; n++) {
           var k = p.nums[n][0], now = p.current && n === 0, s = 0;
           if (k === key) s = now ? 400 : 200;
           else if (k.indexOf(key) === 0 && (number.indexOf(".") < 0 || /^[a-z]+$/.test(k.slice(key.length)))) s = now ? 300 : 100;
-          if (s > score || (s && s === score && p.nums[n][1] > date)) { score = s; date = p.nums[n][1]; }
+          if (s > score || (s && s === score && p.nums[n][1] > date)) { score = s; date = p.nums[n][1]; found = k; }
         }
       }
       if (!score) {
@@ -75,13 +75,22 @@
         score = (p.current ? 50 : 0) + (p.label === phrase ? 40 : p.label.indexOf(phrase) >= 0 ? 30 :
                                         p.hay.indexOf(phrase) >= 0 ? 20 : 10);
       }
-      hits.push([score, date, i]);
+      hits.push([score, date, i, found]);
     }
     hits.sort(function (a, b) {
-      return b[0] - a[0] || (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0) ||
+      return b[0] - a[0] || (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0) || byNumber(a[3], b[3]) ||
         KIND[index[a[2]][0]] - KIND[index[b[2]][0]] || a[2] - b[2];
     });
     return hits;
+  }
+
+  // Number keys in rule order (pipeline.numbers.sort_key): 702.9a before 702.10a, 704.5z before 704.5aa.
+  function byNumber(a, b) {
+    if (!a || !b) return 0;
+    var x = /^(\d{3})(\d*)([a-z]*)$/.exec(a), y = /^(\d{3})(\d*)([a-z]*)$/.exec(b);
+    if (!x || !y) return a < b ? -1 : a > b ? 1 : 0;
+    return (+x[1] - +y[1]) || ((x[2] ? +x[2] : -1) - (y[2] ? +y[2] : -1)) || (x[3].length - y[3].length) ||
+      (x[3] < y[3] ? -1 : x[3] > y[3] ? 1 : 0);
   }
 
   var core = { fold: fold, citedNumber: citedNumber, numberKey: numberKey, prepare: prepare, rank: rank };
