@@ -7,7 +7,11 @@ grammar and data), so a change to any of them parses again. A step's key is
 the content of both releases as alignment reads it, so adding one release
 aligns one new pair (or two, when it lands between two others). ``--full``
 bypasses the cache. After a published run the cache is pruned to the entries
-that run used, so it holds the sources that still exist and no more.
+that run used, so it holds the sources that still exist and no more, and those
+keys are written down (``LEDGER``); every other run (unchanged, or one that
+fails after a run that was killed or failed wrote entries) prunes it to them
+again, so the cache is bounded by what the last published run used (plus, while
+a run is at work, what that run adds).
 """
 
 from __future__ import annotations
@@ -25,7 +29,10 @@ from pipeline import __version__
 
 _ROOT = Path(__file__).resolve().parent
 _ENTRY = re.compile(r"[0-9a-f]{64}\.pickle")
-_TEMP = re.compile(r"\.([0-9a-f]{64})\.([0-9]+)\.tmp")
+# The keys of the entries the last published run used, one a line after a header.
+LEDGER = "published-run.keys"
+_LEDGER_HEAD = "rules-pipeline parse cache: the entries the last published run used"
+_TEMP = re.compile(r"\.([0-9a-f]{64}|" + re.escape(LEDGER) + r")\.([0-9]+)\.tmp")
 
 
 @cache
@@ -101,9 +108,32 @@ class SourceCache:
             pass  # a cache that cannot be written only costs time
 
     def prune(self, keep: set[str]) -> int:
-        """Delete the entries whose key is not in ``keep``, and temp files of
-        runs no longer alive; returns how many files went. Only files named as
-        this class names them are touched, whatever else the folder holds."""
+        """Delete the entries whose key is not in ``keep`` (the keys a published
+        run used, written down as the ``LEDGER``), and temp files of runs no
+        longer alive; returns how many files went. Only files named as this class
+        names them are touched, whatever else the folder holds."""
+        removed = self._prune(keep)
+        try:
+            tmp = self.folder / f".{LEDGER}.{os.getpid()}.tmp"
+            tmp.write_text("".join(f"{line}\n" for line in [_LEDGER_HEAD, *sorted(keep)]), encoding="utf-8")
+            os.replace(tmp, self.folder / LEDGER)
+        except OSError:
+            pass  # the next unchanged run then keeps every entry
+        return removed
+
+    def prune_unused(self) -> int:
+        """``prune`` to the entries the last published run used (``LEDGER``): what
+        a run that failed or was killed since wrote goes. Without a ledger (a cache
+        of an older version) entries stay, and only dead runs' temp files go."""
+        try:
+            lines = (self.folder / LEDGER).read_text(encoding="utf-8").splitlines()
+        except (OSError, ValueError):
+            lines = []
+        keep = set(lines[1:]) if lines[:1] == [_LEDGER_HEAD] else None
+        return self._prune(keep)
+
+    def _prune(self, keep: set[str] | None) -> int:
+        """Delete the entries not in ``keep`` (none when it is None) and dead runs' temp files."""
         removed = 0
         try:
             names = [p.name for p in self.folder.iterdir()]
@@ -111,7 +141,8 @@ class SourceCache:
             return 0
         for name in names:
             temp = _TEMP.fullmatch(name)
-            stale = (_ENTRY.fullmatch(name) and name[:-7] not in keep) or (temp and not _alive(int(temp[2])))
+            stale = (keep is not None and _ENTRY.fullmatch(name) and name[:-7] not in keep) or (
+                temp and not _alive(int(temp[2])))
             if stale:
                 try:
                     (self.folder / name).unlink()
@@ -122,8 +153,8 @@ class SourceCache:
 
 
 def is_cache_file(name: str) -> bool:
-    """A file name this cache writes: an entry, or an entry being written."""
-    return bool(_ENTRY.fullmatch(name) or _TEMP.fullmatch(name))
+    """A file name this cache writes: an entry, the ledger, or either being written."""
+    return bool(_ENTRY.fullmatch(name) or _TEMP.fullmatch(name) or name == LEDGER)
 
 
 def _alive(pid: int) -> bool:

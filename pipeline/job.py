@@ -183,6 +183,8 @@ def run_job(
             # (run.json's list of outputs, kept, names it with its sha256).
             _replace_file(out / RUN_JSON, _json(report))
             _replace_file(out / publish.MARKER, publish.marker_text(publish.owned_names(out) or ()))
+            if cache_dir is not None:  # what runs that failed or were killed since wrote there goes
+                SourceCache(cache_dir).prune_unused()
             return JobResult("unchanged", report, list(report.get("problems", [])))
         cache = None if cache_dir is None else SourceCache(cache_dir, reuse=not full)
         lent = histories.published(history) if history is not None else histories.shipped()

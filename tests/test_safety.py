@@ -26,8 +26,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline import job, run
-from pipeline.cache import SourceCache
+from pipeline.cache import LEDGER, SourceCache, is_cache_file
 from pipeline.cli import main
+from pipeline.errors import ForeignOutput
 from pipeline.ingest.read import discover, source_id, source_ids
 from pipeline.lineage.evidence import Step
 from pipeline.publish import emit
@@ -633,6 +634,142 @@ def test_sigterm_exits_143_and_cleans_up(published: Path, small_raw: Path, tmp_p
     assert not list(tmp_path.glob(".out.staging-*"))
 
 
+# --- what killed runs leave: staging folders and cache entries (issue 42) --------------------------------
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has ended (and been waited for)."""
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def _staging_left(out: Path, pid: int, marker: str | None, files: int = 1) -> Path:
+    """A staging folder as run ``pid`` leaves it beside ``out``, with ``marker`` beside it."""
+    folder = out.parent / f".{out.name}.staging-{pid}"
+    folder.mkdir(parents=True)
+    for i in range(files):
+        (folder / f"table{i}.csv").write_text("x\n", encoding="utf-8")
+    if marker is not None:
+        (out.parent / f"{folder.name}.marker").write_text(marker, encoding="utf-8")
+    return folder
+
+
+def _marker_of(pid: int, started: str) -> str:
+    return f"rules-pipeline staging folder of process {pid}, started at {started} (clock ticks after boot):\n"
+
+
+def test_sweep_removes_only_marked_staging_folders_of_processes_gone(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    live = subprocess.Popen(["sleep", "60"])
+    try:
+        started = publish._started(live.pid)
+        assert started.isdigit()
+        dead = [_dead_pid() for _ in range(6)]
+        gone = _staging_left(out, dead[0], _marker_of(dead[0], "-"))
+        reused = _staging_left(out, live.pid, _marker_of(live.pid, str(int(started) - 1)))  # pid given anew since
+        empty = _staging_left(out, dead[1], None, files=0)  # killed as it made it
+        unmarked = _staging_left(out, dead[2], None)  # a user's, or a version's before markers
+        copied = _staging_left(out, dead[3], _marker_of(dead[4], "-"))  # a marker naming another pid
+        damaged = _staging_left(out, dead[5], "not a marker\n")
+        target = tmp_path / "elsewhere"
+        target.mkdir()
+        (target / "keep.txt").write_text("mine\n", encoding="utf-8")
+        link = out.parent / f".{out.name}.staging-{dead[4]}"
+        link.symlink_to(target)
+        (out.parent / f"{link.name}.marker").write_text(_marker_of(dead[4], "-"), encoding="utf-8")
+        orphan = out.parent / f".{out.name}.staging-{dead[0] + 1000000}.marker"  # killed before it made the folder
+        orphan.write_text(_marker_of(dead[0] + 1000000, "-"), encoding="utf-8")
+        assert sorted(publish.sweep(out)) == sorted([gone, reused, empty])
+        for folder in (gone, reused, empty):
+            assert not folder.exists() and not (out.parent / f"{folder.name}.marker").exists()
+        assert not orphan.exists()
+        for folder in (unmarked, copied, damaged):
+            assert (folder / "table0.csv").read_text("utf-8") == "x\n"
+        assert link.is_symlink() and (target / "keep.txt").read_text("utf-8") == "mine\n"
+        # The live process's own folder stays until it has ended.
+        reused_marker = out.parent / f"{reused.name}.marker"
+        alive = _staging_left(out, live.pid, _marker_of(live.pid, started))
+        assert publish.sweep(out) == [] and (alive / "table0.csv").exists() and reused_marker.exists()
+    finally:
+        live.kill()
+        live.wait()
+    assert publish.sweep(out) == [alive] and not alive.exists() and not reused_marker.exists()
+
+
+def test_a_staging_folder_not_the_pipelines_in_the_way_is_refused_not_removed(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    folder = _staging_left(out, os.getpid(), None)
+    with pytest.raises(ForeignOutput, match="in the way"), publish.staging(out):
+        pass
+    assert (folder / "table0.csv").read_text("utf-8") == "x\n"
+
+
+def test_the_cache_keeps_what_the_last_published_run_used(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine\n", encoding="utf-8")
+    cache = SourceCache(folder)
+    keys = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(4)]
+    for key in keys[:3]:
+        cache.put(key, key)
+    assert cache.prune_unused() == 0  # no ledger yet (a cache of an older version): nothing goes
+    assert cache.prune(set(keys[:2])) == 1 and (folder / LEDGER).is_file() and is_cache_file(LEDGER)
+    cache.put(keys[3], "written by a run that was then killed")
+    (folder / f".{keys[3]}.{_dead_pid()}.tmp").write_bytes(b"torn")
+    assert cache.prune_unused() == 2
+    assert sorted(p.name for p in folder.iterdir()) == sorted([LEDGER, "notes.txt", *(f"{k}.pickle" for k in keys[:2])])
+    assert [cache.get(k) for k in keys] == [keys[0], keys[1], None, None]
+
+
+@pytest.mark.slow  # three ingests in processes
+def test_kill_9_while_publishing_leaves_nothing_after_the_next_run(published: Path, small_raw: Path,
+                                                                    tmp_path: Path) -> None:
+    """A run killed outright (SIGKILL: no handler runs) while it publishes leaves its staging
+    folder, its marker and the new source's cache entry; the next run, unchanged, removes them."""
+    cache = tmp_path / ".cache" / "out"
+    used = sorted(p.name for p in cache.iterdir())
+    before = _digests(published)
+    shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw / "new.txt")
+
+    def killed_while_publishing() -> Path:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pipeline", "ingest", "--raw", str(small_raw), "--out", str(published),
+             "--jobs", "1"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )
+        folder = tmp_path / f".out.staging-{proc.pid}"
+        deadline = time.monotonic() + 120
+        while not (folder.is_dir() and any(folder.iterdir())) and proc.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert proc.poll() is None, "the run finished before it could be killed"
+        os.killpg(proc.pid, signal.SIGKILL)  # the job and the database's process
+        proc.wait()
+        return folder
+
+    folder = killed_while_publishing()
+    marker = tmp_path / f"{folder.name}.marker"
+    assert folder.is_dir() and marker.read_text("utf-8").startswith(
+        f"rules-pipeline staging folder of process {folder.name.rpartition('-')[2]}, started at ")
+    assert _digests(published) == before
+    assert len(list(cache.glob("*.pickle"))) > len([n for n in used if n.endswith(".pickle")])
+    (small_raw / "new.txt").unlink()
+    code, output = _ingest(small_raw, published)
+    assert code == 0 and output.startswith(f"unchanged {published}"), output
+    assert not folder.exists() and not marker.exists()
+    assert sorted(p.name for p in cache.iterdir()) == used
+    assert {k: v for k, v in _digests(published).items() if k not in ("run.json",)} == {
+        k: v for k, v in before.items() if k not in ("run.json",)}
+    # Killed again, then a run that publishes: the leftovers go, and only its own entries stay.
+    shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw / "new.txt")
+    folder = killed_while_publishing()
+    assert folder.is_dir()
+    assert _ingest(small_raw, published)[0] == 0
+    assert not list(tmp_path.glob(".out.staging-*"))
+    assert len(list(cache.glob("*.pickle"))) == len([n for n in used if n.endswith(".pickle")]) + 1
+
+
 # --- changes.md and the cache ------------------------------------------------------------------------------
 
 
@@ -836,6 +973,7 @@ def test_ingest_help_lists_the_exit_codes() -> None:
     text = " ".join(result.output.split())
     for code in ("65 refused", "73 refused", "75 another run", "130 interrupted", "--allow-shrink"):
         assert code in text
+    assert "every run prunes it to what the last published run used" in text  # the cache's bound
 
 
 _POOL_INTERRUPTED = """

@@ -3,8 +3,12 @@
 A run takes an exclusive lock (``<out>.lock``), writes everything into a
 staging folder beside ``out/``, validates it, and only then exchanges the two
 folders in one atomic ``renameat2(RENAME_EXCHANGE)``. A run that fails or is
-killed before that leaves ``out/`` exactly as it was; the leftover staging
-folder is removed by the next run.
+killed before that leaves ``out/`` exactly as it was. A staging folder
+``.<out>.staging-<pid>`` has a marker file beside it, ``.<out>.staging-<pid>.marker``,
+written before the folder is made: it names the process and when it started.
+A run killed outright (``kill -9``, a power cut) leaves both; every run, as it
+takes the lock, removes the staging folders whose marker names a process that
+is gone (``sweep``), and nothing else.
 
 The output folder is the pipeline's own: each published folder carries a
 marker file (``MARKER``) listing every file the pipeline wrote in it (paths
@@ -17,6 +21,7 @@ input folder (outputs would become inputs, or publishing would delete inputs).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
@@ -212,6 +217,7 @@ def lock(out: Path) -> Iterator[None]:
         fh.write(f"pid {os.getpid()}\n")
         fh.flush()
         try:
+            sweep(out)  # every run, unchanged ones included
             yield
         finally:
             fh.truncate(0)
@@ -221,20 +227,105 @@ def lock(out: Path) -> Iterator[None]:
 @contextmanager
 def staging(out: Path) -> Iterator[Path]:
     """A fresh staging folder beside ``out`` (same file system, so the swap is a
-    rename), with what earlier runs left there removed first; whatever is left of
-    it when the block ends (all of it, on a failure) is removed. It is made inside
-    the block that removes it: a Ctrl-C that came just after it was made, before
-    that block was entered, left it behind."""
+    rename), with what earlier runs left there removed first (``sweep``), and its
+    marker; whatever is left of the folder when the block ends (all of it, on a
+    failure) is removed, and the marker. Both are made inside the block that
+    removes them: a Ctrl-C that came just after the folder was made, before that
+    block was entered, left it behind."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    recover(out)
-    for stale in leftovers(out, "staging"):
-        shutil.rmtree(stale, ignore_errors=True)
+    sweep(out)
     path = out.parent / f".{out.name}.staging-{os.getpid()}"
+    if os.path.lexists(path):  # what sweep left: nothing says it is the pipeline's to remove
+        raise ForeignOutput(f"{path} is in the way of this run's staging folder, and no marker says a run "
+                            "that is gone left it: nothing published; move it elsewhere")
     try:
+        _staging_marker(path).write_text(_staging_text(os.getpid()), encoding="utf-8")
         path.mkdir()
         yield path
     finally:
         _remove_staging(path)
+
+
+_STAGING_HEAD = "rules-pipeline staging folder"
+_STAGING_TEXT = re.compile(re.escape(_STAGING_HEAD) + r" of process ([0-9]+), started at ([0-9]+|-) ")
+
+
+def _staging_marker(folder: Path) -> Path:
+    return folder.with_name(folder.name + ".marker")
+
+
+def _staging_text(pid: int) -> str:
+    return (f"{_STAGING_HEAD} of process {pid}, started at {_started(pid) or '-'} (clock ticks after boot):\n"
+            "the folder beside this file, named as it is without .marker. The next run removes both\n"
+            "once that process is gone.\n")
+
+
+def _marked(folder: Path) -> tuple[int, str] | None:
+    """(pid, start) as the marker of staging folder ``folder`` names them, if it
+    has one and it names the pid in the folder's name."""
+    try:
+        found = _STAGING_TEXT.match(_staging_marker(folder).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if found is None or found[1] != folder.name.rpartition("-")[2]:
+        return None
+    return int(found[1]), found[2].strip("-")
+
+
+def _started(pid: int) -> str:
+    """When process ``pid`` started (clock ticks after boot, from ``/proc``), or ''
+    where that cannot be read: with the pid, it tells a process from a later one
+    that was given the same pid."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return ""
+    fields = stat.rpartition(")")[2].split()
+    return fields[19] if len(fields) > 19 else ""  # field 22 of proc(5); the first two precede ")"
+
+
+def _gone(pid: int, started: str) -> bool:
+    """Whether the process that wrote a marker (``pid``, started at ``started``) has ended."""
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        pass  # it exists, and is someone else's
+    now = _started(pid)
+    return bool(started and now and now != started)  # the pid is another process's now
+
+
+def sweep(out: Path) -> list[Path]:
+    """Remove what killed runs left beside ``out``: a swap left half done
+    (``recover``), and each staging folder whose marker names a process that is
+    gone, with its marker; returns the folders removed. A staging folder without
+    a marker goes only if it is empty (made by a version before markers, killed
+    as it made it); a link, and a folder whose marker is missing, damaged or
+    names a live process, stay. Call it holding the lock."""
+    recover(out)
+    removed = []
+    for folder in leftovers(out, "staging"):
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        marked = _marked(folder)
+        if marked is None:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when empty
+                removed.append(folder)
+        elif _gone(*marked):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    # The markers of those folders, and of runs killed before they made theirs.
+    for marker in out.parent.glob(f".{out.name}.staging-*.marker"):
+        folder = marker.with_name(marker.name.removesuffix(".marker"))
+        marked = _marked(folder)
+        if marked and not os.path.lexists(folder) and _gone(*marked):
+            with contextlib.suppress(OSError):
+                marker.unlink()
+    return removed
 
 
 def recover(out: Path) -> None:
@@ -279,6 +370,7 @@ def _remove_staging(staging: Path) -> None:
     not hold one the kernel gave to another thread of the job)."""
     with workers.ctrl_c_held():
         shutil.rmtree(staging, ignore_errors=True)
+        _staging_marker(staging).unlink(missing_ok=True)
 
 
 def swap_in(staging: Path, out: Path) -> None:
