@@ -267,7 +267,8 @@ class _Setting(click.Option):
               help="Parallel parser processes [default: number of cores].")
 @click.option("--full", is_flag=True, help="Ignore the cache and the unchanged-input shortcut; rebuild all.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Parse cache [default: .cache/ beside OUT].")
+              help="Parse cache [default: .cache/ beside OUT]; "
+                   "every run prunes it to what the last published run used.")
 @click.option("--max-file-bytes", cls=_Setting, type=click.IntRange(min=1), default=_setting("max_file_bytes"),
               show_default=True, help="Larger files are quarantined.")
 @click.option("--max-line-chars", cls=_Setting, type=click.IntRange(min=1), default=_setting("max_line_chars"),
