@@ -9,16 +9,23 @@ checked against itself, and every release against the others in the run:
   against the rule, section and chapter elements made;
 - ``rule_order``: within each section, rules come in number order;
 - ``glossary_text``: every glossary entry has a definition;
+- ``characters``: every letter is of a script the document writes words in (a
+  UTF-16 copy read out of step, or one whose letters a UTF-8 round trip lost,
+  puts single CJK or Hangul letters among Latin ones: ``Dand뿯½n``), and no
+  character was lost in decoding (U+FFFD where the decoder knows a letter was);
 - ``rule_count``: a release's rule count against its date-neighbours' (releases
   only ever grow by a few percent, so one that breaks the run's growth, by
   missing rules or by reading more than there are, stands out).
 
-The first three need only the source (``source_checks``); ``rule_count`` needs
+The first four need only the source (``source_checks``); ``rule_count`` needs
 the run (``release_checks``). ``judge`` sets the status and the error.
+``glossary_text`` and ``characters`` are made only where they have something to
+check (glossary entries; letters outside Latin, or repairs of lost letters).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -108,12 +115,89 @@ def glossary_text(elements: Sequence[Element]) -> Check:
     return Check("glossary_text", not empty, detail)
 
 
+# A script a document writes a word in (this many of its letters in a row) is its own.
+WORD_LETTERS = 3
+
+
+def script(ch: str) -> str:
+    """The script of a letter, by its Unicode name (Japanese's three as one).
+
+    >>> script("â"), script("뿯"), script("の"), script("火"), script("ª")
+    ('LATIN', 'HANGUL', 'CJK', 'CJK', 'LATIN')
+    """
+    code = ord(ch)
+    if code < 0x250 or 0x1E00 <= code < 0x1F00:  # Latin's letters and its signs (ª, µ)
+        return "LATIN"
+    first = unicodedata.name(ch, "").split(" ", 2)
+    if first[0] == "FULLWIDTH" and first[1:2] == ["LATIN"]:
+        return "LATIN"
+    return {"HIRAGANA": "CJK", "KATAKANA": "CJK", "IDEOGRAPHIC": "CJK"}.get(first[0], first[0])
+
+
+def characters(elements: Sequence[Element]) -> Check | None:
+    """Letters of a script the document otherwise never uses, and characters the
+    decoder knows were lost (``chars_lost``; U+FFFD in the text); None when the
+    document has no letter outside Latin and the decoder lost or restored none.
+
+    A script is the document's when it holds its most letters, or when the
+    document writes a word in it (``WORD_LETTERS`` of them in a row), and Latin
+    always is (rule numbers hold its letters: 702.2a): single letters of another
+    are what a misread leaves (``Dand뿯½n``: a UTF-16 copy whose accented letters
+    a UTF-8 round trip lost, read as it was)."""
+    found: dict[str, list[tuple[int, str, str]]] = {}  # script -> (line, letter, element id)
+    longest: Counter[str] = Counter()
+    lost = [el for el in elements if "chars_lost" in el.flags]
+    restored = sum(1 for el in elements if "name_restored" in el.flags)
+    for el in elements:
+        text = el.text_raw
+        if text.isascii():
+            continue
+        run, run_script = 0, ""
+        for i, ch in enumerate(text):
+            kind = script(ch) if ch.isalpha() and not ch.isascii() else "LATIN" if ch.isalpha() else ""
+            run = run + 1 if kind and kind == run_script else (1 if kind else 0)
+            run_script = kind
+            if kind and kind != "LATIN":
+                longest[kind] = max(longest[kind], run)
+                found.setdefault(kind, []).append((el.line_start + text.count("\n", 0, i), ch, el.element_id))
+    if not found and not lost and not restored:
+        return None
+    main = "LATIN"
+    if found:
+        latin = sum(1 for el in elements for ch in el.text_raw if ch.isalpha() and script(ch) == "LATIN")
+        main = max([("LATIN", latin), *((k, len(v)) for k, v in found.items())], key=lambda kv: kv[1])[0]
+    stray = sorted(hit for kind, hits in found.items() if kind != main and longest[kind] < WORD_LETTERS
+                   for hit in hits)
+    problems = []
+    if stray:
+        letters = ", ".join(f"{kind} {''.join(sorted({h[1] for h in hits}))}"
+                            for kind, hits in sorted(found.items()) if kind != main and longest[kind] < WORD_LETTERS)
+        places = list(dict.fromkeys((line, element) for line, _, element in stray))
+        named = ", ".join(f"line {line} ({element})" for line, element in places[:5])
+        problems.append(f"{len(stray)} letters of a script the document otherwise never uses ({letters}) at {named}"
+                        + (" ..." if len(places) > 5 else ""))
+    if lost:
+        lines = ", ".join(str(el.line_start) for el in lost[:5]) + (" ..." if len(lost) > 5 else "")
+        count = sum(el.text_raw.count("\ufffd") for el in lost)
+        problems.append(f"{count} characters lost in decoding (U+FFFD) in {len(lost)} elements, at lines {lines}")
+    if problems:
+        return Check("characters", False, "; ".join(problems))
+    scripts = ", ".join(sorted(k for k in found if k != "LATIN"))
+    detail = f"letters of {scripts} in words" if scripts else "every letter Latin"
+    if restored:
+        detail += f"; lost letters of card names restored in {restored} elements"
+    return Check("characters", True, detail)
+
+
 def source_checks(lines: Sequence[Line], elements: Sequence[Element], shape: Layout | None = None
                   ) -> tuple[Check, ...]:
     """The checks one source can make on its own (``shape``: the lines' ``layout``, if made)."""
     checks = [numbered_lines(lines, elements, shape), rule_order(elements)]
     if any(el.kind == "glossary" for el in elements):
         checks.append(glossary_text(elements))
+    found = characters(elements)
+    if found is not None:
+        checks.append(found)
     return tuple(checks)
 
 

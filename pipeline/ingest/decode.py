@@ -297,9 +297,22 @@ def utf16_shaped(data: bytes) -> bool:
 def to_text(data: bytes) -> tuple[str, str, str, list[tuple[int, str]]]:
     """Decode ``data``: (text, encoding name, evidence, flags for particular lines)."""
     if data.startswith(MANGLED_BOM) and utf16_shaped(data[len(MANGLED_BOM):len(MANGLED_BOM) + 65536]):
-        text, enc, slips = _utf16(data[len(MANGLED_BOM):])
         evidence = "BOM mangled to EF BF BD EF BF BD (U+FFFD twice, a UTF-8 round trip); NUL in every other byte"
-        return text, enc, evidence, [(1, "bom_repaired"), *((n, "utf16_realigned") for n in slips)]
+        undone = round_trip_undone(data[len(MANGLED_BOM):])
+        if undone is None:
+            text, enc, slips = _utf16(data[len(MANGLED_BOM):])
+            return text, enc, evidence, [(1, "bom_repaired"), *((n, "utf16_realigned") for n in slips)]
+        text, enc = undone
+        text, restored = restore_names(text, enc)
+        lost = [m.start() for m in re.finditer("\ufffd", text)]
+        if lost or restored:
+            evidence += (f"; {len(lost) + len(restored)} characters lost in it (U+FFFD), "
+                         f"{len(restored)} restored in card names")
+        starts = [m.end() for m in _NEWLINES.finditer(text)]
+        flags = [(1, "bom_repaired")]
+        flags += [(n, "name_restored") for n in sorted({1 + bisect_right(starts, i) for i in restored})]
+        flags += [(n, "chars_lost") for n in sorted({1 + bisect_right(starts, i) for i in lost})]
+        return text, enc, evidence, flags
     for bom, enc in (
         (codecs.BOM_UTF8, "utf-8-sig"),
         (codecs.BOM_UTF16_LE, "utf-16-le"),
@@ -335,6 +348,88 @@ def to_text(data: bytes) -> tuple[str, str, str, list[tuple[int, str]]]:
         return _decode_mixed(data)
     enc, evidence = choose_single_byte(data)
     return data.decode(enc), enc, evidence, []
+
+
+def round_trip_undone(data: bytes) -> tuple[str, str] | None:
+    r"""UTF-16 text (no BOM) that went through a UTF-8 round trip, read back:
+    (text, encoding), each character that lost a byte in the trip U+FFFD; None
+    when the trip cannot be undone whole (its byte pairs slip).
+
+    The trip turned each byte that was not UTF-8 (a byte of 0x80 or more, as
+    the low byte of a Latin letter: ``â`` is E2 00 in UTF-16 LE) into U+FFFD,
+    three bytes, EF BF BD: read as UTF-16 as they are, they make a Hangul
+    syllable and another character (``Dand뿯½n``). Each EF BF BD is one byte
+    lost; the bytes around it are as they were.
+
+    >>> mangled = "Dandân, ‘Juzám’\r\n".encode("utf-16-le").decode("utf-8", "replace").encode()
+    >>> mangled.decode("utf-16-le")
+    'Dand뿯½n, ‘Juz뿯½m’\r\n'
+    >>> text, enc = round_trip_undone(mangled)
+    >>> text.replace("\ufffd", "?"), enc
+    ('Dand?n, ‘Juz?m’\r\n', 'utf-16-le')
+    """
+    pieces = data.split(_FFFD_UTF8)
+    lost: list[int] = []  # offsets of the lost bytes in the data as it was
+    size = 0
+    for piece in pieces[:-1]:
+        size += len(piece)
+        lost.append(size)
+        size += 1
+    if (size + len(pieces[-1])) % 2:
+        return None
+    first = data.split(b"\n", 1)[0]
+    enc = "utf-16-be" if first[0::2].count(0) > first[1::2].count(0) else "utf-16-le"
+    restored = b"\x80".join(pieces)  # a stand-in byte for each lost one: its character is replaced whole
+    parts, start = [], 0
+    for unit in sorted({offset // 2 for offset in lost}):
+        parts += [restored[start:2 * unit].decode(enc, errors="replace"), "\ufffd"]
+        start = 2 * unit + 2
+    parts.append(restored[start:].decode(enc, errors="replace"))
+    text = "".join(parts)
+    return None if _slipped(text) else (text, enc)
+
+
+_FFFD_UTF8 = "\ufffd".encode()
+
+
+@lru_cache(maxsize=4)
+def _lost_names(enc: str) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    """Each known accented name as ``round_trip_undone`` reads it after the trip
+    in ``enc`` (``Dand`` U+FFFD ``n``), when that is one name's alone: a pattern that
+    finds them at the start of a word, and the name each stands for."""
+    seen: dict[str, set[str]] = {}
+    for name in accented_names():
+        mangled = name.encode(enc).decode("utf-8", "replace").encode()
+        undone = round_trip_undone(mangled)
+        if undone and "\ufffd" in undone[0]:
+            seen.setdefault(undone[0], set()).add(name)
+    names = {lost: next(iter(found)) for lost, found in seen.items() if len(found) == 1}
+    if not names:
+        return None, names
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + ")")
+    return pattern, names
+
+
+def restore_names(text: str, enc: str) -> tuple[str, list[int]]:
+    r"""Known card names whose accented letters a UTF-8 round trip of UTF-16 text
+    in ``enc`` lost (U+FFFD) written again: (text, offsets of the letters put back).
+
+    >>> text, restored = restore_names("Dand\ufffdn, El-Hajj\ufffdj and Gathering\ufffd", "utf-16-le")
+    >>> text.replace("\ufffd", "?"), restored
+    ('Dandân, El-Hajjâj and Gathering?', [4, 15])
+    """
+    pattern, names = _lost_names(enc)
+    if pattern is None or "\ufffd" not in text:
+        return text, []
+    restored: list[int] = []
+
+    def put_back(m: re.Match[str]) -> str:
+        name = names[m.group()]
+        restored.extend(m.start() + i for i, ch in enumerate(m.group()) if ch == "\ufffd" and name[i] != ch)
+        return name
+
+    text = pattern.sub(put_back, text)
+    return text, restored
 
 
 def _utf16(data: bytes) -> tuple[str, str, list[int]]:
