@@ -183,29 +183,38 @@ def test_rules_fts_and_glossary_fts_are_tied_to_their_tables(published: Path) ->
 
 # --- SHA256SUMS ------------------------------------------------------------------------------
 
-def test_sha256sums_lists_every_file_of_the_dataset_and_checks(bundled: Bundled) -> None:
+def _sha256sum_check(folder: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["sha256sum", "--check", *options, checksums.SUMS], cwd=folder, capture_output=True,
+                          text=True)
+
+
+def test_sha256sums_lists_every_file_of_the_dataset(bundled: Bundled) -> None:
     _, out = bundled
-    lines = (out / checksums.SUMS).read_text("utf-8").splitlines()
-    listed = [line.split("  ", 1)[1] for line in lines]
+    listed = [line.split("  ", 1)[1] for line in (out / checksums.SUMS).read_text("utf-8").splitlines()]
     every = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert listed == sorted(set(every) - {"run.json", "changes.md", MARKER, checksums.SUMS})
     assert {"README.md", "metadata.json", "datapackage.json", "keywords.csv", "parquet/keywords.parquet",
             "rules.sqlite"} <= set(listed)
-    checked = subprocess.run(["sha256sum", "--check", "--strict", checksums.SUMS], cwd=out, capture_output=True,
-                             text=True)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert checked.stdout.count(": OK\n") == len(lines)
     # run.json lists it as an output with the rest; the marker owns it.
     report = json.loads((out / "run.json").read_text("utf-8"))
     assert checksums.SUMS in {o["file"] for o in report["outputs"]}
     assert checksums.SUMS in (out / MARKER).read_text("utf-8").splitlines()
 
 
-def test_a_damaged_file_fails_the_check(published: Path) -> None:
+@pytest.mark.slow  # sha256sum reads the full dataset, 500 MB
+def test_sha256sum_checks_the_full_dataset(bundled: Bundled) -> None:
+    _, out = bundled
+    checked = _sha256sum_check(out, "--strict")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.count(": OK\n") == len((out / checksums.SUMS).read_text("utf-8").splitlines())
+
+
+def test_sha256sum_checks_a_folder_and_finds_a_damaged_file(published: Path) -> None:
+    checked = _sha256sum_check(published, "--strict")
+    assert checked.returncode == 0 and ": FAILED" not in checked.stdout, checked.stdout + checked.stderr
     with (published / "keywords.csv").open("a", encoding="utf-8") as fh:
         fh.write("x\n")
-    checked = subprocess.run(["sha256sum", "--check", "--quiet", checksums.SUMS], cwd=published,
-                             capture_output=True, text=True)
+    checked = _sha256sum_check(published, "--quiet")
     assert checked.returncode == 1 and checked.stdout == "keywords.csv: FAILED\n"
 
 
@@ -239,6 +248,7 @@ def test_the_card_names_each_parquet_table_the_licence_and_every_column(bundled:
     assert NOTICE in body and f"{CODE_LICENSE} licence" in body
 
 
+@pytest.mark.slow  # datasets imported, and four tables generated into its cache
 def test_datasets_loads_each_table_by_name(bundled: Bundled, table: Table, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """Hugging Face ``datasets`` reads the card's configs: each table by name, offline,
