@@ -47,7 +47,8 @@ def ability_words(text: str) -> list[str]:
     >>> ability_words("Ability words are similar to keywords.")
     []
     """
-    found = _ABILITY_WORDS.search(text)
+    # The substring first: the pattern, tried on each of 130,000 rules, took 0.8 s.
+    found = _ABILITY_WORDS.search(text) if "ability words are" in text else None
     if not found:
         return []
     return [word for word in (w.strip() for w in _LIST_SEPARATOR.split(found.group(1))) if word]
