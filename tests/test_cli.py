@@ -221,3 +221,20 @@ def test_ctrl_c_on_a_terminal_leaves_the_cursor_shown_and_error_on_its_own_line(
     text = seen.decode("utf-8", "replace").replace("\r\n", "\n")
     assert text.rfind("\033[?25h") > text.rfind("\033[?25l")
     assert "\nError: interrupted" in text
+
+
+def test_tidy_removes_a_killed_runs_staging_folder_and_its_marker(tmp_path: Path) -> None:
+    """A run killed while publishing leaves ``.out.staging-<pid>`` and the marker beside
+    it; ``make clean`` removed the folder and had left the marker for good."""
+    out = tmp_path / "out"
+    staging = tmp_path / ".out.staging-999999999"
+    staging.mkdir()
+    (staging / "rules.csv").write_text("number\n", encoding="utf-8")
+    marker = tmp_path / ".out.staging-999999999.marker"
+    marker.write_text("rules-pipeline staging folder of process 999999999, started at - (clock ticks after boot):\n",
+                      encoding="utf-8")
+    kept = tmp_path / ".out.staging-notes.marker.txt"  # a user's file of a like name
+    kept.write_text("mine", encoding="utf-8")
+    result = CliRunner().invoke(main, ["tidy", str(out)])
+    assert result.exit_code == 0, result.output
+    assert not staging.exists() and not marker.exists() and kept.read_text(encoding="utf-8") == "mine"

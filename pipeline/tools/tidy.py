@@ -51,6 +51,10 @@ def tidy_output(out: Path) -> Iterator[str]:
     publish.recover(out)
     for leftover in publish.leftovers(out, "staging") + publish.leftovers(out, "old"):
         shutil.rmtree(leftover, ignore_errors=True)
+    # The marker beside each staging folder a killed run left (no run holds the lock).
+    for marker in out.parent.glob(f".{out.name}.staging-*.marker"):
+        if not marker.with_name(marker.name.removesuffix(".marker")).exists():
+            marker.unlink(missing_ok=True)
     if out.is_dir() and not out.is_symlink():
         owned = publish.owned_names(out)
         if owned is None:
