@@ -16,7 +16,7 @@ changes without a new reference release (an FAQ dump added) keeps its
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,12 +68,10 @@ def generated_at(reference_date: str) -> str:
     return f"{reference_date}T00:00:00Z" if reference_date else ""
 
 
-def of(sources: Sequence[Source], reference: str, history: Iterable[Mapping[str, Any]] = ()) -> Meta:
-    """The meta of a dataset built from ``sources`` with ``reference`` as its numbering;
-    ``history`` (rule_history's rows) dates a reference that is no source (a release
-    of the history a run on dumps alone maps through)."""
-    dates = {s.source_id: s.effective_date for s in sources}
-    date = dates[reference] if reference in dates else next(
-        (str(row.get("effective_date") or "") for row in history if row.get("source_id") == reference), "")
+def of(sources: Sequence[Source], reference: str, reference_date: str = "") -> Meta:
+    """The meta of a dataset built from ``sources`` with ``reference`` as its numbering,
+    dated by that source, or by ``reference_date`` when it is none of them (a release
+    of the history that a run on dumps alone maps through)."""
+    date = next((s.effective_date for s in sources if s.source_id == reference), reference_date)
     read = {s.source_id: s.sha256 for s in sorted(sources, key=lambda s: s.source_id) if s.status != "quarantined"}
     return Meta(SCHEMA_VERSION, __version__, code_version(), reference, date, generated_at(date), read)

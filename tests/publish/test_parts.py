@@ -367,3 +367,17 @@ def test_keyword_helpers_read_real_wordings() -> None:
                                                  "“Kindreds.”") == ("Tribal", "Kindreds")
     assert keywords.ability_words("The ability words are channel, chroma, domain, grandeur, hellbent, imprint, "
                                   "kinship, radiance, sweep, and threshold.")[-2:] == ["sweep", "threshold"]
+
+
+def test_meta_dates_the_reference_by_its_source_or_as_told() -> None:
+    """A reference that is a source is dated by it; one that is none (a history's
+    release, on a run of dumps alone) by the date given, else left empty."""
+    release = Source(REFERENCE, f"{REFERENCE}.txt", "a" * 64, 1, format="cr_document", effective_date="2026-08-07")
+    dump = Source("dump", "dump.txt", "b" * 64, 1, format="faq")
+    gone = Source("gone", "gone.txt", "", 0, status="quarantined")
+    made = meta.of([release, dump, gone], REFERENCE, "1999-01-01")
+    assert (made.reference_date, made.generated_at) == ("2026-08-07", "2026-08-07T00:00:00Z")
+    assert made.sources == {REFERENCE: "a" * 64, "dump": "b" * 64}
+    assert made.rules_json()["generated_from"] == ["a" * 64, "b" * 64]
+    assert meta.of([dump], REFERENCE, "2026-08-07").generated_at == "2026-08-07T00:00:00Z"
+    assert (meta.of([dump], REFERENCE).reference_date, meta.of([dump], REFERENCE).generated_at) == ("", "")
