@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import html
+import json
 import re
 import shutil
 from pathlib import Path
@@ -330,3 +331,28 @@ def test_cli(tmp_path: Path, small_out: Path) -> None:
     missing = CliRunner().invoke(main, ["site", "--out", str(tmp_path / "nowhere"), "--dest", str(dest)])
     assert missing.exit_code == 1 and "nowhere: no such folder" in missing.output
     assert (dest / "index.html").is_file()  # a failed run leaves the previous site as it was
+
+
+@pytest.mark.slow  # the site of the full dataset
+def test_a_truncated_copy_says_so_first(site: SiteResult, bundled: tuple[Corpus, Path]) -> None:
+    ds = load(bundled[1])
+    cut = [s.source_id for s in ds.sources if "truncated" in s.row.get("flags", "").split(";")]
+    assert cut == ["001_a2791e0f90a089aa"]
+    for src in ds.sources:
+        text = page(site, f"release/{slug(src.source_id)}.html")
+        warned = '<p class="warning" role="note"><strong>Warning:</strong> This copy is truncated' in text
+        assert warned == (src.source_id in cut), src.source_id
+        if warned:
+            assert text.index('<p class="warning"') < text.index('<article class="rules">')
+
+
+@pytest.mark.slow  # the site of the full dataset
+def test_search_lists_each_glossary_term_once_whatever_its_quotes(site: SiteResult) -> None:
+    from pipeline.site.scripts import search_key
+
+    lines = page(site, "search-index.js").splitlines()
+    index = json.loads(next(ln for ln in lines if ln.startswith("window.SEARCH_INDEX=")).split("=", 1)[1].rstrip(";"))
+    terms = [e[1] for e in index if e[0] == "glossary"]
+    assert len({search_key(t) for t in terms}) == len(terms) > 500
+    # releases wrote both "Attacks and Isn't Blocked" and "Attacks and Isn’t Blocked": one entry
+    assert sum(search_key(t) == "attacks and isn't blocked" for t in terms) == 1
