@@ -2,14 +2,21 @@
 
 Pages (all relative links, so the folder works from the file system or any static host):
 
-- ``index.html``: releases on a timeline, the current release, a search box;
+- ``index.html``: releases on a timeline (a 24 px link per release under its year), the
+  current release, a search box;
 - ``release/<source>.html``: one page per release and per dump, the whole document,
-  every rule anchored ``R`` + its number without dots (``#R70242a``), every rule number
-  a link to its lineage and every cross-reference a link;
-- ``lineage/<lineage>.html``: one rule through the releases, with word diffs;
+  opening with its rules (the document's own opening and contents folded, the contents
+  linked), every rule anchored ``R`` + its number without dots (``#R70242a``), every rule
+  number a link to its lineage, every cross-reference a link and the first occurrence of
+  each glossary term in a rule a link to its entry; a truncated or suspect copy warns first;
+- ``lineage/<lineage>.html``: one rule through the releases: its current (or last) wording,
+  then its history with word diffs;
 - ``changes/<source>.html``: what changed from the release before, matched through lineages;
 - ``compare.html`` (any two sources, in the browser), ``search.html`` (offline search over
-  ``search-index.js``), ``run.html`` (the run report, with SVG charts).
+  ``search-index.js``, the query in the address: ``search.html?q=702.42``), ``run.html``
+  (the run report, with SVG charts of a bar per release).
+
+Every page's footer carries the data notice (``pipeline.publish.notice``).
 
 The site is built in a staging folder beside ``--dest`` and swapped in whole; a
 folder this command did not write (no ``.rules-site`` marker) is never replaced.
