@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,16 +25,56 @@ needs_node = pytest.mark.skipif(NODE is None, reason="Node.js is not installed: 
 Pair = tuple[str, str]
 
 
-def js_word_ops(pairs: list[Pair]) -> list[list[tuple[str, str]]]:
-    """wordops.js on each pair, run by Node, as (op, words joined by a space) runs."""
-    assert NODE is not None
-    script = (f"const w = require({json.dumps(str(WORDOPS_JS))});"
-              "let s = ''; process.stdin.on('data', d => s += d);"
-              "process.stdin.on('end', () => process.stdout.write(JSON.stringify("
-              "JSON.parse(s).map(([a, b]) => w(a, b).map(([op, ws]) => [op, ws.join(' ')])))));")
-    done = subprocess.run([NODE, "-e", script], input=json.dumps(pairs), capture_output=True, text=True,
-                          check=True, timeout=300)
-    return [[(op, words) for op, words in runs] for runs in json.loads(done.stdout)]
+class WordOpsJs:
+    """wordops.js under one Node process for the whole module: each call sends a batch of
+    pairs as one line of JSON and reads the runs back as one line (a process per call cost
+    a second or more each, and the property test makes hundreds of calls)."""
+
+    # A batch wordops.js throws on is answered with the error, and the process lives on
+    # (hypothesis then shrinks the failing example against the same process).
+    SCRIPT = ("const w = require(%s);"
+              "const rl = require('readline').createInterface({input: process.stdin});"
+              "rl.on('line', l => { let r; try {"
+              " r = JSON.parse(l).map(([a, b]) => w(a, b).map(([op, ws]) => [op, ws.join(' ')]));"
+              " } catch (e) { r = {error: String(e && e.stack || e)}; }"
+              " process.stdout.write(JSON.stringify(r) + '\\n'); });")
+
+    def __init__(self) -> None:
+        assert NODE is not None
+        self.node = subprocess.Popen([NODE, "-e", self.SCRIPT % json.dumps(str(WORDOPS_JS))], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, encoding="utf-8")
+
+    def __call__(self, pairs: list[Pair]) -> list[list[tuple[str, str]]]:
+        """wordops.js on each pair, as (op, words joined by a space) runs."""
+        assert self.node.stdin is not None and self.node.stdout is not None
+        self.node.stdin.write(json.dumps(pairs) + "\n")  # json.dumps escapes newlines: one line a batch
+        self.node.stdin.flush()
+        line = self.node.stdout.readline()
+        assert line, f"node ended (exit code {self.node.poll()})"
+        answer = json.loads(line)
+        assert not isinstance(answer, dict), f"wordops.js threw: {answer['error']}"
+        return [[(op, words) for op, words in runs] for runs in answer]
+
+    def close(self) -> None:
+        """Ends the input; Node, done with every line, exits 0."""
+        assert self.node.stdin is not None and self.node.stdout is not None
+        self.node.stdin.close()
+        try:
+            assert self.node.wait(timeout=60) == 0
+        finally:
+            self.node.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def js_word_ops() -> Iterator[WordOpsJs]:
+    """wordops.js, one Node process for every test of the module."""
+    if NODE is None:
+        pytest.skip("Node.js is not installed: wordops.js cannot be run")
+    run = WordOpsJs()
+    try:
+        yield run
+    finally:
+        run.close()
 
 
 def edited_pairs(table: Table) -> list[Pair]:
@@ -63,7 +104,8 @@ def test_word_diff_of_a_rename() -> None:
 
 
 @needs_node
-def test_wordops_js_agrees_with_word_ops_on_every_edit_of_the_bundled_history(table: Table) -> None:
+def test_wordops_js_agrees_with_word_ops_on_every_edit_of_the_bundled_history(table: Table,
+                                                                                js_word_ops: WordOpsJs) -> None:
     pairs = edited_pairs(table)
     assert len(pairs) > 1000  # the bundled releases hold thousands of edits
     got = js_word_ops(pairs)
@@ -72,7 +114,7 @@ def test_wordops_js_agrees_with_word_ops_on_every_edit_of_the_bundled_history(ta
 
 
 @needs_node
-def test_wordops_js_agrees_on_hand_made_cases() -> None:
+def test_wordops_js_agrees_on_hand_made_cases(js_word_ops: WordOpsJs) -> None:
     pairs = [("", ""), ("", "a b"), ("a b", ""), ("a a a b", "a b a a"), ("x y z", "z y x"),
              ("“a” ‘b’", "\"a\" 'b'"), ("a  b\tc", "a b c d"), ("the the the", "the")]
     assert js_word_ops(pairs) == [word_ops(a, b) for a, b in pairs]
@@ -84,6 +126,7 @@ WORDS = st.sampled_from(["a", "b", "the", "“card”", '"card"', "it’s", "it'
 @needs_node
 @settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.lists(WORDS, max_size=12), st.lists(WORDS, max_size=12)), min_size=1, max_size=20))
-def test_wordops_js_agrees_on_generated_wordings(lists: list[tuple[list[str], list[str]]]) -> None:
+def test_wordops_js_agrees_on_generated_wordings(js_word_ops: WordOpsJs,
+                                                 lists: list[tuple[list[str], list[str]]]) -> None:
     pairs = [(" ".join(a), " ".join(b)) for a, b in lists]
     assert js_word_ops(pairs) == [word_ops(a, b) for a, b in pairs]
