@@ -220,9 +220,9 @@ def _ingest(
     t1 = time.thread_time()
     seconds["decode"] = t1 - t0
     text_lines = decoded.text.split("\n")
-    for i, line in enumerate(text_lines, 1):
-        if len(line) > settings.max_line_chars:
-            raise Quarantine(f"line {i}: {len(line)} characters, over the limit of {settings.max_line_chars}")
+    if max(map(len, text_lines)) > settings.max_line_chars:  # the lengths in C; the first too long named
+        i, line = next((i, line) for i, line in enumerate(text_lines, 1) if len(line) > settings.max_line_chars)
+        raise Quarantine(f"line {i}: {len(line)} characters, over the limit of {settings.max_line_chars}")
     lines = parse(decoded.text, base.path)
     if not lines:  # nothing to read: said, not published as a source of nothing
         raise Quarantine("empty: no text (0 bytes)" if not data else f"no text: only blank lines ({len(data)} bytes)")
