@@ -16,6 +16,9 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from itertools import compress
+from itertools import count as counting
+from operator import not_
 
 import ftfy
 import numpy as np
@@ -344,10 +347,28 @@ def to_text(data: bytes) -> tuple[str, str, str, list[tuple[int, str]]]:
         pass
     else:
         return text, "ascii" if text.isascii() else "utf-8", "valid UTF-8", []
-    if re.search(rb"[\xc2-\xf4][\x80-\xbf]", data):
+    if _utf8_pair(data):
         return _decode_mixed(data)
     enc, evidence = choose_single_byte(data)
     return data.decode(enc), enc, evidence, []
+
+
+def _utf8_pair(data: bytes) -> bool:
+    """Whether ``data`` holds a byte C2-F4 followed by one 80-BF (what a UTF-8
+    sequence starts with): ``re.search(rb"[\\xc2-\\xf4][\\x80-\\xbf]", data)``, in
+    arrays (a pattern's scan is slow over a file that holds none).
+
+    >>> _utf8_pair("Dandân".encode()), _utf8_pair("Dandân".encode("cp1252")), _utf8_pair(b"\\xc2")
+    (True, False, False)
+    """
+    a = np.frombuffer(data, dtype=np.uint8)
+    step = 1 << 22  # in slices, so that the masks stay small whatever the file's size
+    for start in range(0, max(0, len(a) - 1), step):
+        lead, follow = a[start:start + step], a[start + 1:start + step + 1]
+        lead = lead[:len(follow)]
+        if np.any((lead >= 0xC2) & (lead <= 0xF4) & (follow >= 0x80) & (follow <= 0xBF)):
+            return True
+    return False
 
 
 def round_trip_undone(data: bytes) -> tuple[str, str] | None:
@@ -527,6 +548,27 @@ def fold_spaces(text: str) -> str:
     return _INVISIBLE.sub("", _ODD_SPACES.sub(" ", text))
 
 
+def _repair(line: str) -> tuple[str, bool]:
+    """A line that is not ASCII as ``decode`` leaves it: mojibake repaired (and
+    whether it was), odd spaces folded."""
+    # Odd and invisible spaces are suspect too: other lines need nothing.
+    if not _SUSPECT.search(line):
+        return line, False
+    fixed = False
+    if is_bad(line):
+        repaired = ftfy.fix_text(line, _FTFY)
+        if repaired != line and "\n" not in repaired:
+            line, fixed = repaired, True
+    return fold_spaces(line), fixed
+
+
+# Line -> ``_repair(line)``, for the lines already repaired in this process: the
+# repair depends on the line alone, and releases repeat most of their lines
+# (the check for mojibake is a pattern's scan of each line, and ftfy's).
+_REPAIRS: dict[str, tuple[str, bool]] = {}
+_REPAIRS_MAX = 200_000
+
+
 def decode(data: bytes) -> Decoded:
     """Decode raw bytes into normalised text, recording encoding, newlines and repairs."""
     text, encoding, evidence, flags = to_text(data)
@@ -550,15 +592,16 @@ def decode(data: bytes) -> Decoded:
         # Line by line: most lines are ASCII, which ``str.isascii`` tells at once,
         # where a pattern would scan every character of the text.
         lines = text.split("\n")
-        for i, line in enumerate(lines):
-            # Odd and invisible spaces are suspect too: other lines need nothing.
-            if line.isascii() or not _SUSPECT.search(line):
-                continue
-            if is_bad(line):
-                repaired = ftfy.fix_text(line, _FTFY)
-                if repaired != line and "\n" not in repaired:
-                    line = repaired
-                    flags.append((i + 1, "encoding_fixed"))
-            lines[i] = fold_spaces(line)
+        if len(_REPAIRS) > _REPAIRS_MAX:
+            _REPAIRS.clear()
+        # The lines that are not ASCII, found by C loops (most lines are ASCII).
+        for i in compress(counting(), map(not_, map(str.isascii, lines))):
+            line = lines[i]
+            done = _REPAIRS.get(line)
+            if done is None:
+                done = _REPAIRS[line] = _repair(line)
+            if done[1]:
+                flags.append((i + 1, "encoding_fixed"))
+            lines[i] = done[0]
         text = "\n".join(lines)
     return Decoded(text, encoding, newline, evidence, tuple(sorted(flags)))
