@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import repeat
 
 from pipeline import numbers
 from pipeline.ingest.parse import Line
@@ -140,9 +141,10 @@ def wrap_of(lines: Sequence[Line]) -> Wrap:
     """The hard wrap of a text, found from its line lengths."""
     if len(lines) < 5:
         return Wrap()
-    lengths = sorted(len(ln.text) for ln in lines)
+    texts = [ln.text for ln in lines]
+    lengths = sorted(map(len, texts))
     n = len(lines)
-    if sum(1 for ln in lines if ln.text.endswith(" ")) >= 0.3 * n:
+    if sum(map(str.endswith, texts, repeat(" "))) >= 0.3 * n:
         return Wrap(lengths[int(n * 0.9)], trailing=True)
     cap, middle = lengths[int(n * 0.99)], lengths[n // 2]
     if n >= 20 and 60 <= cap <= 130 and middle >= 0.6 * cap:
@@ -169,10 +171,12 @@ def layout(lines: Sequence[Line]) -> Layout:
     regions = ["front"] * toc + ["toc"] * (body - toc)
     region, seen_numbered = "body", False
     for ln in lines[body:]:
-        heading = _heading(ln)
-        if heading in _BACK_MATTER and (region != "body" or seen_numbered):
-            region = heading
-        elif ln.kind in _NUMBERED:
+        kind = ln.kind
+        if kind == "HEADING":  # _heading(ln), for the one kind it is not '' for
+            heading = ln.text.strip().lower()
+            if heading in _BACK_MATTER and (region != "body" or seen_numbered):
+                region = heading
+        elif kind in _NUMBERED:
             seen_numbered = True
         regions.append(region)
     return Layout(is_cr, wrap_of(lines), tuple(regions))
@@ -246,13 +250,16 @@ def assemble(source_id: str, lines: Sequence[Line], shape: Layout | None = None)
     state = _State(source_id, shape)
     for line, region in zip(lines, shape.regions, strict=True):
         opens = region != state.region
-        state.region = region
-        if region in ("front", "toc", "credits", "index") or (opens and region in _BACK_MATTER):
-            _front(state, line, opens)
-        elif region == "glossary":
-            _glossary(state, line)
-        else:
+        if region == "body" and not opens:  # most lines
             _line(state, line)
+        else:
+            state.region = region
+            if region in ("front", "toc", "credits", "index") or (opens and region in _BACK_MATTER):
+                _front(state, line, opens)
+            elif region == "glossary":
+                _glossary(state, line)
+            else:
+                _line(state, line)
         state.previous = line
     return state.out
 
@@ -263,8 +270,10 @@ def _front(st: _State, line: Line, opens: bool) -> None:
     if (not opens and last is not None and last.kind == "front_matter" and last.region == st.region
             and st.layout.wrap.breaks(st.previous, line)):
         _extend(st, line)
-    else:
-        _block(st, [line], "front_matter")
+    else:  # _block(st, [line], "front_matter"), as a tuple
+        text = line.text
+        st.out.append(_new(Element, (st.source_id, line.lineno, line.lineno, "front_matter", text, text.strip(), "", 0,
+                                     "", "", "", "", "", (), "", "", st.region, 0)))
 
 
 def _block(st: _State, lines: Iterable[Line], kind: str, **kw: object) -> None:
@@ -301,20 +310,22 @@ def _glossary(st: _State, line: Line) -> None:
         return
     last = st.out[-1] if st.out else None
     entry = last if last is not None and last.kind == "glossary" else None
-    wrapped = st.layout.wrap.breaks(st.previous, line)
+    wrap = st.layout.wrap
+    wrapped = wrap.width and wrap.breaks(st.previous, line)
     # A term needs a complete entry before it: a term's first line of text may
     # itself look like a heading ("Tap" / "To turn a permanent sideways"), and
     # an entry that ends "... to date are:" goes on with its list.
     complete = entry is not None and entry.body and not entry.body.endswith(":")
-    if entry is None or (is_term(line) and complete and not wrapped):
-        _block(st, [line], "glossary", term=line.text.strip())
-        st.out[-1] = evolve(st.out[-1], body="")
+    text = line.text
+    if entry is None or (complete and not wrapped and is_term(line)):
+        # A new entry: the term, its definition (body) to come.
+        st.out.append(_new(Element, (st.source_id, line.lineno, line.lineno, "glossary", text, "", "", 0, "", "", "",
+                                     "", text.strip(), (), "", "", st.region, 0)))
         return
     sep = " " if wrapped else "\n"
-    st.out[-1] = evolve(
-        entry, line_end=line.lineno, text_raw=entry.text_raw + "\n" + line.text,
-        body=(entry.body + sep + line.text.strip()).strip() if entry.body else line.text.strip(),
-    )
+    body = (entry.body + sep + text.strip()).strip() if entry.body else text.strip()
+    # evolve(entry, line_end=..., text_raw=..., body=...), as a tuple
+    st.out[-1] = _new(Element, (*entry[:2], line.lineno, entry[3], entry[4] + "\n" + text, body, *entry[6:]))
 
 
 def _extend(st: _State, line: Line) -> None:
@@ -331,20 +342,24 @@ def _extend(st: _State, line: Line) -> None:
 
 def _line(st: _State, line: Line) -> None:
     last = st.out[-1] if st.out else None
-    if (last is not None and last.kind == "section" and last.number_as_written
-            and st.layout.wrap.breaks(st.previous, line)):
+    if last is None:
+        _HANDLERS.get(line.kind, _prose)(st, line)
+        return
+    wrap = st.layout.wrap
+    wrapped = wrap.width and wrap.breaks(st.previous, line)  # a function of the two lines alone
+    if wrapped and last.kind == "section" and last.number_as_written:
         # A wrapped rule whose first line looked like a section title
         # ("100.1. These Magic rules assume a game between two players. Optional rules").
         _demote_section(st)
         last = st.out[-1]
-    if last is not None and last.kind in _CONTINUED and (
-        st.layout.wrap.breaks(st.previous, line)
+    if last.kind in _CONTINUED and (
+        wrapped
         or (line.kind in ("TEXT", "HEADING") and last.kind != "qa"
             and (line.text.startswith("   ") or st.layout.is_cr))
     ):
         _extend(st, line)
         return
-    if last is not None and last.kind == "qa" and line.kind == "ANSWER" and not last.answer:
+    if last.kind == "qa" and line.kind == "ANSWER" and not last.answer:
         st.out[-1] = evolve(
             last,
             line_end=line.lineno,
@@ -358,13 +373,22 @@ def _line(st: _State, line: Line) -> None:
 
 def _emit(st: _State, line: Line, kind: str, pattern: re.Pattern[str] | None, parent: int) -> Element:
     number, body, repaired = split_number(pattern, line.text) if pattern else ("", line.text.strip(), False)
-    el = Element(
-        st.source_id, line.lineno, line.lineno, kind, line.text, body=body,
-        number_as_written=number, parent_line=parent, region=st.region,
-        flags=("number_repaired",) if repaired else (),
-    )
+    el = _element(st.source_id, line.lineno, kind, line.text, body, number, parent,
+                  _REPAIRED if repaired else (), st.region)
     st.out.append(el)
     return el
+
+
+_REPAIRED = ("number_repaired",)
+_new = tuple.__new__
+
+
+def _element(source_id: str, lineno: int, kind: str, text: str, body: str, number: str, parent: int,
+             flags: tuple[str, ...], region: str) -> Element:
+    """``Element(source_id, lineno, lineno, kind, text, body=body, ...)`` for one
+    line, made as a tuple (a named tuple's keywords go through Python per field)."""
+    return _new(Element, (source_id, lineno, lineno, kind, text, body, number, parent, "", "", "", "", "",
+                          flags, "", "", region, 0))
 
 
 def _chapter(st: _State, line: Line) -> None:
@@ -397,7 +421,7 @@ def _demote_section(st: _State) -> None:
     el = st.out[-1]
     st.section, st.outer = st.enclosing
     number, body, repaired = split_number(numbers.RULE_AT_START, el.text_raw)
-    parent = _rule_parent(st, Line("RULE", el.line_start, el.text_raw))
+    parent = _rule_parent(st, *_rule_number(el.text_raw))
     st.out[-1] = evolve(el, kind="rule", number_as_written=number, body=body, parent_line=parent,
                         flags=("number_repaired",) if repaired else ())
     st.rule, st.qa = el.line_start, 0
@@ -413,12 +437,26 @@ def _placeholder(text: str) -> bool:
 
 
 def _rule(st: _State, line: Line) -> None:
-    if _placeholder(line.text):
+    text = line.text
+    if "[" in text and _placeholder(text):
         _section(st, line._replace(kind="SECTION"))
         return
-    el = _emit(st, line, "rule", numbers.RULE_AT_START, _rule_parent(st, line))
-    st.rule, st.qa = el.line_start, 0
-    st.rule_parents[_rule_number(line.text)[0]] = el.parent_line
+    written, body, flags, number, head, own = _rule_line(text)
+    parent = _rule_parent(st, number, head, own)
+    lineno = line.lineno
+    st.out.append(_new(Element, (st.source_id, lineno, lineno, "rule", text, body, written, parent, "", "", "", "",
+                                 "", flags, "", "", st.region, 0)))
+    st.rule, st.qa = lineno, 0
+    st.rule_parents[number] = parent
+
+
+@lru_cache(maxsize=LINE_CACHE)
+def _rule_line(text: str) -> tuple[str, str, tuple[str, ...], str, str, str]:
+    """What a rule's line says, whatever stands around it: its number as written,
+    its body and flags, and ``_rule_number``'s three (each looked up once per
+    wording: releases repeat most of their rules word for word)."""
+    written, body, repaired = split_number(numbers.RULE_AT_START, text)
+    return (written, body, _REPAIRED if repaired else (), *_rule_number(text))
 
 
 @lru_cache(maxsize=LINE_CACHE)
@@ -428,13 +466,13 @@ def _rule_number(text: str) -> tuple[str, str, str]:
     return number, number.partition(".")[0], numbers.section_of(number)
 
 
-def _rule_parent(st: _State, line: Line) -> int:
-    """The section a rule belongs to: the latest one, unless the rule's number
-    says otherwise. A sibling of a titled subsection ("606.7." after "606.6.
-    Timing of Team Turns"), and its subrules, belong to the three-digit section
-    around both; a rule of a subsection whose heading is missing ("502.39b"
-    after "502.34. Imprint", in a scraped excerpt) to none that is known."""
-    number, head, own = _rule_number(line.text)
+def _rule_parent(st: _State, number: str, head: str, own: str) -> int:
+    """The section a rule belongs to (``_rule_number``'s three for its line): the
+    latest one, unless the rule's number says otherwise. A sibling of a titled
+    subsection ("606.7." after "606.6. Timing of Team Turns"), and its subrules,
+    belong to the three-digit section around both; a rule of a subsection whose
+    heading is missing ("502.39b" after "502.34. Imprint", in a scraped excerpt)
+    to none that is known."""
     section = st.numbers.get(st.section, "")
     if not section or not number:
         return st.section
