@@ -1,7 +1,7 @@
 """The Parquet writer: ``out/parquet/<table>.parquet``, from the same rows as the CSV.
 
-Each file holds the contract's types: strings, 64-bit integers and doubles,
-all nullable, an empty or missing value null (as the CSV's empty cell). The
+Each file holds the contract's types: strings, 64-bit integers, doubles and
+dates (``date32``), all nullable, an empty or missing value null (as the CSV's empty cell). The
 pandas metadata stored with it makes ``pd.read_parquet`` give the same dtypes
 as ``pipeline.load``.
 
@@ -38,7 +38,7 @@ Row = tuple[Any, ...]
 # Arrow type and pandas' names for it (pandas_type, numpy_type) of each contract type:
 # what ``pa.Schema.from_pandas`` gives for string, Int64 and Float64 columns.
 _TYPES = {"string": ("large_string", "object", "string"), "integer": ("int64", "int64", "Int64"),
-          "number": ("float64", "float64", "Float64")}
+          "number": ("float64", "float64", "Float64"), "date": ("date32", "date", "date32[day][pyarrow]")}
 
 
 def path_of(out: Path, table: Table) -> Path:
@@ -167,6 +167,9 @@ def _array(kind: str, values: Sequence[Any], type_: Any) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if kind == "date":  # ISO text, as the CSV has it: Arrow parses it
+        text = pa.array(values, type=pa.string())
+        return pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text).cast(type_)
     try:
         array = pa.array(values, type=type_)
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # an empty string for a number, or a number for a string

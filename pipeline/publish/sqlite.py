@@ -42,7 +42,7 @@ from pipeline.publish.rows import CITED
 from pipeline.publish.tables import TABLES, Table
 
 Row = tuple[object, ...]
-_SQL_TYPE = {"integer": "INTEGER", "number": "REAL", "string": "TEXT"}
+_SQL_TYPE = {"integer": "INTEGER", "number": "REAL", "string": "TEXT", "date": "TEXT"}
 
 
 def _create(table: Table) -> str:

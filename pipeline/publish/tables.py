@@ -14,6 +14,9 @@ KINDS = ("chapter", "section", "rule", "example", "glossary", "qa", "prose", "fr
 
 INTEGER = {"line_start", "line_end", "bytes", "lines", "rules", "qa", "variants"} | {f"lines_{k}" for k in KINDS}
 NUMBER = {"score"}
+# Dates (ISO 8601, YYYY-MM-DD; empty when none): text in the CSV and SQLite, a date in
+# Parquet and in ``pipeline.load``.
+DATE = {"effective_date"}
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,8 @@ class Table:
     description: str = ""
 
     def type_of(self, column: str) -> str:
-        return "integer" if column in INTEGER else "number" if column in NUMBER else "string"
+        return ("integer" if column in INTEGER else "number" if column in NUMBER else "date" if column in DATE
+                else "string")
 
     def meaning(self, column: str) -> str:
         """What ``column`` holds in this table (docs/CONTRACT.md), for ``datapackage.json``."""

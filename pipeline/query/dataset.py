@@ -143,10 +143,10 @@ def verify(out: Path, names: Collection[str] | None = None) -> None:
 
 
 def arrow_types(fields: list[tuple[str, str]], where: Path) -> dict[str, Any]:
-    """The Arrow type of each field: strings, 64-bit integers, doubles (all nullable)."""
+    """The Arrow type of each field: strings, 64-bit integers, doubles, dates (all nullable)."""
     import pyarrow as pa
 
-    kinds = {"string": pa.string(), "integer": pa.int64(), "number": pa.float64()}
+    kinds = {"string": pa.string(), "integer": pa.int64(), "number": pa.float64(), "date": pa.date32()}
     unknown = sorted({t for _, t in fields} - set(kinds))
     if unknown:
         raise DatasetError(f"{where}: field type {unknown[0]!r} is not one this pipeline publishes")
@@ -234,11 +234,12 @@ def _locate(path: Path, fields: list[tuple[str, str]]) -> str:
 
 
 def to_frame(table: Any) -> pd.DataFrame:
-    """An Arrow table as a DataFrame with pandas' nullable dtypes: string, Int64, Float64."""
+    """An Arrow table as a DataFrame with pandas' nullable dtypes: string, Int64, Float64, date32[pyarrow]."""
     import pandas as pd
     import pyarrow as pa
 
-    mapping = {pa.string(): pd.StringDtype(), pa.int64(): pd.Int64Dtype(), pa.float64(): pd.Float64Dtype()}
+    mapping = {pa.string(): pd.StringDtype(), pa.int64(): pd.Int64Dtype(), pa.float64(): pd.Float64Dtype(),
+               pa.date32(): pd.ArrowDtype(pa.date32())}
     frame: pd.DataFrame = table.to_pandas(types_mapper=mapping.get)
     return frame
 
@@ -246,8 +247,9 @@ def to_frame(table: Any) -> pd.DataFrame:
 def load(out: Path | str = "out", *, verify: bool = True) -> Tables:
     """Every table that ``out/datapackage.json`` lists, as DataFrames typed by it.
 
-    Columns are pandas ``string``, ``Int64`` or ``Float64``; empty cells are
-    missing (``<NA>``). With ``verify`` each CSV is first checked against its
+    Columns are pandas ``string``, ``Int64``, ``Float64`` or, for a date
+    (``effective_date``), ``date32[day][pyarrow]`` (``datetime.date`` values);
+    empty cells are missing (``<NA>``). With ``verify`` each CSV is first checked against its
     sha256. Raises DatasetError naming the file when the folder is missing,
     incomplete or damaged.
     """

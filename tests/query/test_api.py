@@ -19,7 +19,7 @@ from pipeline.publish import parquet
 from pipeline.publish.tables import BY_NAME, TABLES
 from tests.conftest import ROOT, Bundled
 
-DTYPES = {"string": "string", "integer": "Int64", "number": "Float64"}
+DTYPES = {"string": "string", "integer": "Int64", "number": "Float64", "date": "date32[day][pyarrow]"}
 
 
 @pytest.fixture(scope="session")
@@ -102,7 +102,8 @@ def test_parquet_copy_is_streamed_in_row_groups(bundled: Bundled) -> None:
 def test_parquet_schema_is_the_one_pandas_gives_the_loaded_dtypes() -> None:
     """The Parquet schema is built without pandas (importing it costs a run more than
     most copies); it is the one ``pa.Schema.from_pandas`` gives, metadata included."""
-    dtypes = {"string": pd.StringDtype(), "integer": pd.Int64Dtype(), "number": pd.Float64Dtype()}
+    dtypes = {"string": pd.StringDtype(), "integer": pd.Int64Dtype(), "number": pd.Float64Dtype(),
+              "date": pd.ArrowDtype(pa.date32())}
     for table in TABLES:
         empty = pd.DataFrame({c: pd.Series([], dtype=dtypes[table.type_of(c)]) for c in table.columns})
         expected = pa.Schema.from_pandas(empty, preserve_index=False)
@@ -252,3 +253,17 @@ def _in_order(pieces: list[str], line: str) -> bool:
             return False
         at = found + len(piece)
     return True
+
+
+def test_dates_load_as_dates(loaded: pipeline.Tables) -> None:
+    """``effective_date`` is a date in every table that has it (it came back as text),
+    missing where a source states none; ``tables.DATE`` says which columns are dates."""
+    import datetime
+
+    sources = loaded["sources"].set_index("source_id")
+    assert str(sources["effective_date"].dtype) == "date32[day][pyarrow]"
+    assert sources.loc["cr-2004-10-01", "effective_date"] == datetime.date(2004, 10, 1)
+    assert pd.isna(sources.loc["000_eb8496d4591d3274", "effective_date"])
+    history = loaded["rule_history"]
+    assert history["effective_date"].dropna().min() == datetime.date(1999, 4, 23)
+    assert [t.name for t in TABLES if "date" in map(t.type_of, t.columns)] == ["sources", "rule_history", "keywords"]
