@@ -53,6 +53,7 @@ class Corpus:
     reference_elements: list[Element] = field(default_factory=list)
     history_used: str = ""  # the history the numbering mapped through ("shipped cr-...", a folder), if any
     lent_mappings: list[Mapping] = field(default_factory=list)  # its releases' renumber_map rows, for xrefs
+    reference_date: str = ""  # the reference's date when it is the history's release, not a source
 
 
 class Stopwatch:
@@ -124,4 +125,4 @@ def _build(raw: Path, settings: Settings, progress: Progress | None, cache: Sour
         elements = list(dedupe.dedupe(elements))
     return Corpus(sources, elements, numbered.mappings, numbered.reference, parsed, clock,
                   numbered.lineages, numbered.history, numbered.step_keys, numbered.reference_elements,
-                  numbered.history_used, numbered.lent_mappings)
+                  numbered.history_used, numbered.lent_mappings, numbered.reference_date)

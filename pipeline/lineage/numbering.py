@@ -50,6 +50,7 @@ class Numbering:
     reference_elements: list[Element] = field(default_factory=list)  # when the reference is the history's
     history_used: str = ""  # the name of the history used, if one was
     lent_mappings: list[Mapping] = field(default_factory=list)  # the history's releases' rows (for xrefs)
+    reference_date: str = ""  # the reference's date when it is the history's release, not a source
 
 
 def is_release(src: Source) -> bool:
@@ -146,6 +147,7 @@ def number(
         reference, chain_ids, lines.step_keys,
         out_elements[chain[-1]] if chain and chain[-1] >= own else [], used.name if used else "",
         [m for m in mappings if m.source_id not in ids],
+        sources[chain[-1]].effective_date if chain and chain[-1] >= own else "",
     )
 
 

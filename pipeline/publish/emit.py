@@ -54,7 +54,7 @@ def _write(corpus: Built, out: Path) -> Written:
     rows: dict[str, int] = {}
     sha256: dict[str, str] = {}
     building: database.Building | None = None
-    stamp = self_description.of(corpus.sources, corpus.reference)
+    stamp = self_description.of(corpus.sources, corpus.reference, corpus.reference_date)
     try:
         building = database.build_aside(out / DATABASE, corpus.reference, stamp)
         for table in TABLES:  # in the order the database loads them

@@ -18,6 +18,7 @@ from pipeline.cli import main
 from pipeline.errors import DatasetError
 from pipeline.job import run_job
 from pipeline.lineage import history as histories
+from pipeline.publish import meta as self_description
 from pipeline.records import Source
 from pipeline.run import Settings, build
 from tests.conftest import RAW, Bundled, copy_raw
@@ -62,6 +63,10 @@ def test_two_dumps_alone_map_through_the_shipped_history(tmp_path: Path) -> None
     assert {r["source_id"] for r in corpus.history} <= {s.source_id for s in corpus.sources}
     assert sum(el.kind == "rule" for el in corpus.reference_elements) == 2891  # the rows of rules.csv
     assert len(corpus.lineages) == 3093
+    # The reference is dated though it is no source (rules.json's and rules.sqlite's meta had it empty).
+    assert corpus.reference_date == "2026-08-07"
+    assert self_description.of(corpus.sources, corpus.reference, corpus.reference_date).generated_at.startswith(
+        "2026-08-07")
 
 
 def test_a_history_is_used_whole_without_a_release_and_lends_releases_to_a_newer_one() -> None:
