@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pipeline import __version__
+from pipeline import __version__, workers
 
 _ROOT = Path(__file__).resolve().parent
 _ENTRY = re.compile(r"[0-9a-f]{64}\.pickle")
@@ -142,7 +142,7 @@ class SourceCache:
         for name in names:
             temp = _TEMP.fullmatch(name)
             stale = (keep is not None and _ENTRY.fullmatch(name) and name[:-7] not in keep) or (
-                temp and not _alive(int(temp[2])))
+                temp and workers.gone(int(temp[2])))
             if stale:
                 try:
                     (self.folder / name).unlink()
@@ -157,13 +157,3 @@ def is_cache_file(name: str) -> bool:
     return bool(_ENTRY.fullmatch(name) or _TEMP.fullmatch(name) or name == LEDGER)
 
 
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by someone else
-    return True

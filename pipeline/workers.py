@@ -200,3 +200,34 @@ def _workers_of(executor: ProcessPoolExecutor) -> list[multiprocessing.process.B
     file, which the next run prunes). ``_processes`` is the pool's own table of
     its workers (Python 3.14 has ``terminate_workers`` for this)."""
     return list((getattr(executor, "_processes", None) or {}).values())
+
+
+# --- processes gone: what a killed run left (a staging folder, a cache entry being written) ---
+
+def started(pid: int) -> str:
+    """When process ``pid`` started (clock ticks after boot, from ``/proc``), or ''
+    where that cannot be read: with the pid, it tells a process from a later one
+    that was given the same pid."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            stat = fh.read()
+    except OSError:
+        return ""
+    fields = stat.rpartition(")")[2].split()
+    return fields[19] if len(fields) > 19 else ""  # field 22 of proc(5); the first two precede ")"
+
+
+def gone(pid: int, since: str = "") -> bool:
+    """Whether process ``pid`` (started at ``since``, as ``started`` said then, if
+    known) has ended: it is no more, or the pid is another process's now. The
+    pipeline's own process never has."""
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        pass  # it exists, and is someone else's
+    now = started(pid)
+    return bool(since and now and now != since)  # the pid is another process's now

@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline import job, run
+from pipeline import job, run, workers
 from pipeline.cache import LEDGER, SourceCache, is_cache_file
 from pipeline.cli import main
 from pipeline.errors import ForeignOutput
@@ -663,7 +663,7 @@ def test_sweep_removes_only_marked_staging_folders_of_processes_gone(tmp_path: P
     out = tmp_path / "out"
     live = subprocess.Popen(["sleep", "60"])
     try:
-        started = publish._started(live.pid)
+        started = workers.started(live.pid)
         assert started.isdigit()
         dead = [_dead_pid() for _ in range(6)]
         gone = _staging_left(out, dead[0], _marker_of(dead[0], "-"))

@@ -255,7 +255,7 @@ def _staging_marker(folder: Path) -> Path:
 
 
 def _staging_text(pid: int) -> str:
-    return (f"{_STAGING_HEAD} of process {pid}, started at {_started(pid) or '-'} (clock ticks after boot):\n"
+    return (f"{_STAGING_HEAD} of process {pid}, started at {workers.started(pid) or '-'} (clock ticks after boot):\n"
             "the folder beside this file, named as it is without .marker. The next run removes both\n"
             "once that process is gone.\n")
 
@@ -272,30 +272,6 @@ def _marked(folder: Path) -> tuple[int, str] | None:
     return int(found[1]), found[2].strip("-")
 
 
-def _started(pid: int) -> str:
-    """When process ``pid`` started (clock ticks after boot, from ``/proc``), or ''
-    where that cannot be read: with the pid, it tells a process from a later one
-    that was given the same pid."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return ""
-    fields = stat.rpartition(")")[2].split()
-    return fields[19] if len(fields) > 19 else ""  # field 22 of proc(5); the first two precede ")"
-
-
-def _gone(pid: int, started: str) -> bool:
-    """Whether the process that wrote a marker (``pid``, started at ``started``) has ended."""
-    if pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        pass  # it exists, and is someone else's
-    now = _started(pid)
-    return bool(started and now and now != started)  # the pid is another process's now
 
 
 def sweep(out: Path) -> list[Path]:
@@ -315,14 +291,14 @@ def sweep(out: Path) -> list[Path]:
             with contextlib.suppress(OSError):
                 folder.rmdir()  # only when empty
                 removed.append(folder)
-        elif _gone(*marked):
+        elif workers.gone(*marked):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     # The markers of those folders, and of runs killed before they made theirs.
     for marker in out.parent.glob(f".{out.name}.staging-*.marker"):
         folder = marker.with_name(marker.name.removesuffix(".marker"))
         marked = _marked(folder)
-        if marked and not os.path.lexists(folder) and _gone(*marked):
+        if marked and not os.path.lexists(folder) and workers.gone(*marked):
             with contextlib.suppress(OSError):
                 marker.unlink()
     return removed
