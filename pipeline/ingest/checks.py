@@ -25,10 +25,13 @@ check (glossary entries; letters outside Latin, or repairs of lost letters).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
+from operator import itemgetter
 
 from pipeline import numbers
 from pipeline.ingest.assemble import Layout, layout, split_number, toc_key
@@ -53,21 +56,29 @@ def numbered_lines(lines: Sequence[Line], elements: Sequence[Element], shape: La
     """
     shape = layout(lines) if shape is None else shape
     numbered = ("CHAPTER", "SECTION", "RULE", "DOTTED")
-    key_of = {i: toc_key(ln.text) for i, ln in enumerate(lines) if ln.kind in numbered}
-    keys = Counter(key_of.values())
+    keys = Counter(toc_key(ln.text) for ln in lines if ln.kind in numbered)
     first_subrule = next(
         (i for i, ln in enumerate(lines)
          if ln.kind == "RULE" and "." in split_number(numbers.RULE_AT_START, ln.text)[0]),
         len(lines),
     )
     seen, met = 0, set()
-    for i, ln in enumerate(lines):
+    wrap = shape.wrap
+    for i, ln in enumerate(lines[:first_subrule]):
         if ln.kind in numbered:
-            key = key_of[i]
-            contents = shape.is_cr and i < first_subrule and keys[key] > 1 and key not in met
+            key = toc_key(ln.text)
+            contents = shape.is_cr and keys[key] > 1 and key not in met
             met.add(key)
-            if ln.kind != "DOTTED" and not contents and not shape.wrap.breaks(lines[i - 1] if i else None, ln):
+            if ln.kind != "DOTTED" and not contents and not wrap.breaks(lines[i - 1] if i else None, ln):
                 seen += 1
+    # From the first subrule on, no line is a contents entry: each numbered line
+    # counts unless a hard wrap broke it off the line before (none is, unwrapped).
+    if wrap.width:
+        seen += sum(1 for i in range(first_subrule, len(lines))
+                    if lines[i].kind in numbered[:3] and not wrap.breaks(lines[i - 1] if i else None, lines[i]))
+    else:
+        kinds = Counter(map(itemgetter(0), lines[first_subrule:]))  # Line.kind
+        seen += sum(kinds[kind] for kind in numbered[:3])
     made = sum(1 for el in elements if el.kind in ("chapter", "section", "rule") and el.number_as_written)
     allowed = max(1, seen // 200)
     return Check("numbered_lines", abs(made - seen) <= allowed,
@@ -100,6 +111,7 @@ def rule_order(elements: Sequence[Element]) -> Check:
     return Check("rule_order", len(out_of_order) <= MAX_OUT_OF_ORDER, detail)
 
 
+@lru_cache(maxsize=1 << 15)
 def _key(parts: tuple[str, str, str]) -> tuple[int, int, int, str]:
     head, digits, letters = parts
     return (int(head), int(digits) if digits else -1, len(letters), letters)
@@ -117,6 +129,8 @@ def glossary_text(elements: Sequence[Element]) -> Check:
 
 # A script a document writes a word in (this many of its letters in a row) is its own.
 WORD_LETTERS = 3
+# The characters ``script`` does not call Latin by their code alone.
+_BEYOND_LATIN = re.compile("[^\x00-\u024f\u1e00-\u1eff]")
 
 
 def script(ch: str) -> str:
@@ -150,7 +164,9 @@ def characters(elements: Sequence[Element]) -> Check | None:
     restored = sum(1 for el in elements if "name_restored" in el.flags)
     for el in elements:
         text = el.text_raw
-        if text.isascii():
+        # Only a letter outside Latin's ranges can be of another script (``script``):
+        # most texts hold none, and skip the walk over their every character.
+        if text.isascii() or not any(ch.isalpha() for ch in _BEYOND_LATIN.findall(text)):
             continue
         run, run_script = 0, ""
         for i, ch in enumerate(text):
