@@ -95,7 +95,12 @@ _make_line = partial(tuple.__new__, Line)  # Line(kind, lineno, text) from a tup
 
 
 def parse(text: str, source: str = "<text>") -> list[Line]:
-    """Type every non-blank line of ``text`` (``\\n`` line ends).
+    """Type every non-blank line of ``text`` (``\\n`` line ends)."""
+    return parse_lines(text.split("\n"), source)
+
+
+def parse_lines(texts: list[str], source: str = "<text>") -> list[Line]:
+    """``parse`` of the text these lines make (``text.split("\\n")``).
 
     Each distinct line is typed once per process: the lines are looked up, and
     their ``Line``s made, by C loops (``map``, ``compress``), and only the lines
@@ -104,7 +109,6 @@ def parse(text: str, source: str = "<text>") -> list[Line]:
     if len(_KINDS) > _KINDS_MAX:
         _KINDS.clear()
         _KINDS[""] = ""
-    texts = text.split("\n")
     kinds = list(map(_KINDS.get, texts))
     if None in kinds:
         match = line_pattern().match

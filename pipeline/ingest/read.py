@@ -27,7 +27,7 @@ from pipeline.errors import DecodeError, ParseError, Quarantine
 from pipeline.ingest import checks, describe
 from pipeline.ingest.assemble import assemble, layout, with_line_flags
 from pipeline.ingest.decode import decode, sniff_binary
-from pipeline.ingest.parse import parse
+from pipeline.ingest.parse import parse_lines
 from pipeline.publish import folder as publish
 from pipeline.records import Element, Source
 
@@ -223,7 +223,7 @@ def _ingest(
     if max(map(len, text_lines)) > settings.max_line_chars:  # the lengths in C; the first too long named
         i, line = next((i, line) for i, line in enumerate(text_lines, 1) if len(line) > settings.max_line_chars)
         raise Quarantine(f"line {i}: {len(line)} characters, over the limit of {settings.max_line_chars}")
-    lines = parse(decoded.text, base.path)
+    lines = parse_lines(text_lines, base.path)
     if not lines:  # nothing to read: said, not published as a source of nothing
         raise Quarantine("empty: no text (0 bytes)" if not data else f"no text: only blank lines ({len(data)} bytes)")
     shape = layout(lines)
