@@ -505,6 +505,11 @@ class Published:
                           "WHERE c.source_id = ? AND c.number = ? AND c.kind = 'twice'", source, number)
         return found[0]["reason"] if found else ""
 
+    def rule_now(self, number: str) -> Row | None:
+        """The ``rules`` row of current rule ``number`` (its wording now), or None."""
+        found = self._all("SELECT number, text FROM rules WHERE number = ?", number)
+        return found[0] if found else None
+
     def section_at(self, source: str, number: str) -> Row | None:
         """The ``renumber_map`` row of section ``number`` of ``source``, or None."""
         found = self._all("SELECT m.* FROM cited c JOIN renumber_map m ON m.rowid = c.map_row "

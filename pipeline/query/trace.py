@@ -224,8 +224,13 @@ def _resolved(data: Published, lid: str, number: str, source: str) -> dict[str, 
     edited_in = [r["source_id"] for r in after if "edited" in r["change"]]
     if line["ended"]:
         status, changed_in = line["ended"], line["ended_in"]
-    elif cited is not None and rows:
-        now = rows[-1]
+    elif cited is not None and (rows or line["canonical_number"]):
+        now = rows[-1] if rows else cited
+        current = data.rule_now(line["canonical_number"]) if line["canonical_number"] else None
+        if current and normalise_number(now["number_as_written"]) != line["canonical_number"]:
+            # The chain's later releases are not in the dataset (a run on dumps alone, mapped
+            # through a history): compared with the rule as it stands now instead.
+            now = {"number_as_written": current["number"], "text": current["text"]}
         status = change_of(cited["number_as_written"], cited["text"], now["number_as_written"], now["text"])
         status = "same" if status == "unchanged" else status
         for r in after:
@@ -267,7 +272,7 @@ def describe_resolved(found: dict[str, Any]) -> str:
     if found["merged_into"]:
         head += f" (into {found['merged_into']})"
     numbers = " > ".join(f"{c['number']} ({c['effective_date']})" for c in found["chain"])
-    return f"{head}; {numbers}"
+    return f"{head}; {numbers}" if numbers else head  # no chain: the dataset has none of its releases
 
 
 def resolve_text(out: Path, text: str, source: str = "", as_of: str = "") -> list[dict[str, Any]]:
