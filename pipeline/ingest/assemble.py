@@ -225,7 +225,7 @@ def _is_subrule(line: Line) -> bool:
     return "." in number.rstrip(".")
 
 
-@dataclass
+@dataclass(slots=True)
 class _State:
     source_id: str
     layout: Layout
@@ -398,22 +398,36 @@ def _chapter(st: _State, line: Line) -> None:
 
 
 def _section(st: _State, line: Line) -> None:
-    m = numbers.SECTION_AT_START.match(line.text)
-    # A title holds no sentence: a rule cut by a hard wrap. (A "?" it opens with
-    # is a symbol that a single-byte save could not keep: "702.186. ∞ (Infinity)"
-    # in cp1252 is "702.186. ? (Infinity)".)
-    if m and _SENTENCE_INSIDE.search(line.text[m.end():].strip().lstrip("?")):
+    sentence, outer, written, body, flags, number = _section_line(line.text)
+    if sentence:
         _rule(st, line)
         return
-    outer = "." not in (m.group(1) if m else "")
     st.enclosing = (st.section, st.outer)
     # A three-digit section belongs to its chapter; a numbered subsection
     # ("702.42. Entwine") to the three-digit section around it.
-    el = _emit(st, line, "section", numbers.SECTION_AT_START, st.chapter if outer else st.outer)
-    st.section, st.rule, st.qa = el.line_start, 0, 0
-    st.numbers[el.line_start] = numbers.normalise(el.number_as_written)
+    lineno = line.lineno
+    st.out.append(_new(Element, (st.source_id, lineno, lineno, "section", line.text, body, written,
+                                 st.chapter if outer else st.outer, "", "", "", "", "", flags, "", "", st.region, 0)))
+    st.section, st.rule, st.qa = lineno, 0, 0
+    st.numbers[lineno] = number
     if outer:
-        st.outer = el.line_start
+        st.outer = lineno
+
+
+@lru_cache(maxsize=LINE_CACHE)
+def _section_line(text: str) -> tuple[bool, bool, str, str, tuple[str, ...], str]:
+    """What a section's line says, once per wording: whether it holds a sentence
+    (then it is a rule), whether it is a three-digit section, its number as
+    written, body and flags, and its number normalised."""
+    m = numbers.SECTION_AT_START.match(text)
+    # A title holds no sentence: a rule cut by a hard wrap. (A "?" it opens with
+    # is a symbol that a single-byte save could not keep: "702.186. ∞ (Infinity)"
+    # in cp1252 is "702.186. ? (Infinity)".)
+    if m and _SENTENCE_INSIDE.search(text[m.end():].strip().lstrip("?")):
+        return True, False, "", "", (), ""
+    outer = "." not in (m.group(1) if m else "")
+    written, body, repaired = split_number(numbers.SECTION_AT_START, text)
+    return False, outer, written, body, _REPAIRED if repaired else (), numbers.normalise(written)
 
 
 def _demote_section(st: _State) -> None:
@@ -442,7 +456,11 @@ def _rule(st: _State, line: Line) -> None:
         _section(st, line._replace(kind="SECTION"))
         return
     written, body, flags, number, head, own = _rule_line(text)
-    parent = _rule_parent(st, number, head, own)
+    section = st.numbers.get(st.section, "")
+    if section and number and own != section and ("." in section or head != section):
+        parent = _rule_parent(st, number, head, own)
+    else:  # _rule_parent's answer for most rules: the latest section
+        parent = st.section
     lineno = line.lineno
     st.out.append(_new(Element, (st.source_id, lineno, lineno, "rule", text, body, written, parent, "", "", "", "",
                                  "", flags, "", "", st.region, 0)))

@@ -28,6 +28,7 @@ def _cold() -> None:
     parse_module._KINDS[""] = ""
     decode_module._REPAIRS.clear()
     assemble_module._rule_line.cache_clear()
+    assemble_module._section_line.cache_clear()
     assemble_module.split_number.cache_clear()
 
 
