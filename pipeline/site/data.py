@@ -196,7 +196,11 @@ def _xrefs(out: Path) -> dict[str, list[tuple[str, str, str]]]:
     return dict(found)
 
 
-def _lineages(out: Path, known: set[str]) -> tuple[dict[str, Lineage], str]:
+def _lineages(out: Path, known: set[str], lent: bool = False) -> tuple[dict[str, Lineage], str]:
+    """The lineages of ``rule_history.csv``, with what ``lineages.csv`` says of each.
+    With ``lent`` (the run mapped its dumps through a history, as ``run.json`` says),
+    ``lineages.csv`` also lists the history's lineages, which no row of this dataset
+    is in: those have no page."""
     path = out / "rule_history.csv"
     lineages: dict[str, Lineage] = {}
     keyed_by = "canonical_number"
@@ -219,6 +223,8 @@ def _lineages(out: Path, known: set[str]) -> tuple[dict[str, Lineage], str]:
         for line, r in rows(table, ("lineage_id", "canonical_number", "ended", "ended_in", "split_from",
                                     "merged_into")):
             lin = lineages.get(r["lineage_id"])
+            if lin is None and lent:
+                continue
             if lin is None:
                 raise SiteError(f"{table}:{line}: lineage {r['lineage_id']!r} has no row in rule_history.csv")
             lin.canonical, lin.first_source = r["canonical_number"], r.get("first_source", "")
@@ -234,15 +240,6 @@ def load(out: Path) -> Dataset:
     _verify(out)
     sources = _sources(out)
     known = {s.source_id for s in sources}
-    lineages, keyed_by = _lineages(out, known)
-    by_number: dict[tuple[str, str], str] = {}
-    by_canonical: dict[str, str] = {}
-    for lin in lineages.values():
-        if lin.canonical:
-            by_canonical.setdefault(lin.canonical, lin.key)
-        for v in lin.versions:
-            if v.number:
-                by_number.setdefault((v.source_id, v.number), lin.key)
     run_path = out / "run.json"
     if not run_path.is_file():  # the run report page is made of it
         raise SiteError(f"{run_path}: not found (is this a published out/ folder? run `python -m pipeline ingest`)")
@@ -254,6 +251,15 @@ def load(out: Path) -> Dataset:
         raise SiteError(f"{run_path}: cannot be read: {exc}") from None
     if not isinstance(run, dict) or not isinstance(run.get("status"), str):
         raise SiteError(f"{run_path}: not a run report (no status)")
+    lineages, keyed_by = _lineages(out, known, lent=bool(run.get("history")))
+    by_number: dict[tuple[str, str], str] = {}
+    by_canonical: dict[str, str] = {}
+    for lin in lineages.values():
+        if lin.canonical:
+            by_canonical.setdefault(lin.canonical, lin.key)
+        for v in lin.versions:
+            if v.number:
+                by_number.setdefault((v.source_id, v.number), lin.key)
     changes = out / "changes.md"
     glossary = [r for _, r in rows(out / "glossary.csv", ("term", "text", "source_id"))]
     sections = {r["number"]: r["title"] for _, r in rows(out / "sections.csv", ("number", "title"))}
