@@ -192,7 +192,7 @@ def run_job(
         with publish.staging(out) as staging:
             with corpus.clock("emit"):
                 written = emit.write(corpus, staging)
-                hashes = {**written.sha256, **package.write(staging, written.sha256)}
+                hashes = {**written.sha256, **package.write(staging, written.sha256, corpus.history_used)}
             counts = written.rows
             (staging / CHANGES).write_text(changes(out, written.rules, corpus), encoding="utf-8")
             why = shrinkage(previous, corpus, counts.get("rules.csv", 0))

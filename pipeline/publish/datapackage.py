@@ -99,9 +99,12 @@ def _parquet_resource(out: Path, table: Table, hashed: Callable[[Path], str]) ->
     }
 
 
-def datapackage(out: Path, sha256: Mapping[str, str] | None = None) -> dict[str, Any]:
+def datapackage(out: Path, sha256: Mapping[str, str] | None = None, history: str = "") -> dict[str, Any]:
     """The Data Package descriptor for the CSVs (and their Parquet copies) already written in
-    ``out``; ``sha256`` gives the digests already known, by path relative to ``out``."""
+    ``out``; ``sha256`` gives the digests already known, by path relative to ``out``.
+    ``history``: the history a run on dumps alone mapped through (``run.json``'s), whose
+    releases its lineages name though they are no rows of ``sources``: those
+    references are no foreign keys of such a dataset, and its description says so."""
     known = sha256 or {}
 
     def hashed(path: Path) -> str:
@@ -114,7 +117,7 @@ def datapackage(out: Path, sha256: Mapping[str, str] | None = None) -> dict[str,
         if table.foreign_keys:
             schema["foreignKeys"] = [
                 {"fields": col, "reference": {"resource": "" if ref == table.name else ref, "fields": ref_col}}
-                for col, ref, ref_col in table.foreign_keys
+                for col, ref, ref_col in table.foreign_keys if not (history and _names_releases(table, ref))
             ]
         resources_.append({
             "name": table.name,
@@ -135,17 +138,25 @@ def datapackage(out: Path, sha256: Mapping[str, str] | None = None) -> dict[str,
         "name": NAME,
         "title": TITLE,
         "version": __version__,
-        "description": DESCRIPTION,
+        "description": DESCRIPTION + (f" Its dumps were mapped through the history {history}: lineages.csv "
+                                      "names that history's releases, which are no rows of sources.csv."
+                                      if history else ""),
         "licenses": LICENSES,
         "resources": resources_,
     }
 
 
-def write(out: Path, sha256: Mapping[str, str] | None = None) -> dict[str, str]:
+def _names_releases(table: Table, ref: str) -> bool:
+    """Whether a foreign key of ``table`` into ``ref`` names a chain release (the
+    lineages' first, last and ending release), which a history may have lent."""
+    return table.name == "lineages" and ref == "sources"
+
+
+def write(out: Path, sha256: Mapping[str, str] | None = None, history: str = "") -> dict[str, str]:
     """Write ``datapackage.json``, the rules.json schema and then ``SHA256SUMS`` into
     ``out``; returns the sha256 of each file it described or wrote, so that nobody
     hashes them again (``sha256``: the digests already known, by path relative to ``out``)."""
-    descriptor = datapackage(out, sha256)
+    descriptor = datapackage(out, sha256, history)
     hashes = {r["path"]: r["hash"].removeprefix("sha256:") for r in descriptor["resources"]}
     hashes[DESCRIPTOR] = write_text(out / DESCRIPTOR, json.dumps(descriptor, ensure_ascii=False, indent=1) + "\n")
     hashes[SCHEMA_NAME] = write_text(out / SCHEMA_NAME, json.dumps(rules_schema(), indent=1) + "\n")
