@@ -219,7 +219,11 @@ class Subjects:
         >>> s.same("such as equip and provoke", "such as equip and indestructible")
         True
         """
-        wx, wy = self.named(x), self.named(y)
+        return self.same_names(self.named(x), self.named(y))
+
+    @staticmethod
+    def same_names(wx: frozenset[str], wy: frozenset[str]) -> bool:
+        """``same`` of two wordings by the keywords each names (``named``), found once."""
         return not (wx - wy and wy - wx) or bool(wx & wy)
 
     def drop_others(self, matrix: np.ndarray, xs: Sequence[str], ys: Sequence[str]) -> np.ndarray:

@@ -67,11 +67,12 @@ def _went_to(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     if not left or not b.keys:
         return
     held, weight, unseen = weights(b.keys)
+    named = [subjects.named(k) for k in b.keys]
     taken = set(step.pairs.values())
     for i in left:
-        old = terms(a.keys[i])
+        old, names = terms(a.keys[i]), subjects.named(a.keys[i])
         shares = sorted(((held_share(old, held[j], weight, unseen), j) for j in range(len(b.keys))
-                         if subjects.same(a.keys[i], b.keys[j])), reverse=True)
+                         if subjects.same_names(names, named[j])), reverse=True)
         if not shares:
             continue
         best, j = shares[0]
