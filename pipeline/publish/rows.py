@@ -47,6 +47,8 @@ class Built(Protocol):
     def reference_elements(self) -> Sequence[Element]: ...  # when the reference is a history's, not a source
     @property
     def lent_mappings(self) -> Sequence[Mapping]: ...  # a history's releases' rows: read for xrefs, not written
+    @property
+    def reference_date(self) -> str: ...  # the reference's date when it is a history's release, not a source
 
 
 def _reference_elements(corpus: Built) -> Sequence[Element]:
