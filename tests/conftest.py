@@ -57,12 +57,31 @@ Table = Callable[[str], pd.DataFrame]
 
 
 @pytest.fixture(scope="session")
-def bundled(tmp_path_factory: pytest.TempPathFactory) -> Bundled:
-    """The bundled data built once, and published by the real job into a temp folder."""
+def bundled(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Bundled:
+    """The bundled data built once, and published by the real job into a temp folder.
+    Every source is read anew (``full``); when a test of the session asks for
+    ``bundled_cache``, the run keeps what it parsed and aligned in a cache for it."""
     out = tmp_path_factory.mktemp("published") / "out"
-    result = run_job(RAW, out, Settings(jobs=2), full=True)
+    wanted = any("bundled_cache" in getattr(item, "fixturenames", ()) for item in request.session.items)
+    result = run_job(RAW, out, Settings(jobs=2), full=True, cache_dir=_cache_of(out) if wanted else None)
     assert result.corpus is not None
     return result.corpus, out
+
+
+def _cache_of(out: Path) -> Path:
+    """Where the command line keeps the cache of a run into ``out`` by default."""
+    return out.parent / ".cache" / out.name
+
+
+@pytest.fixture(scope="session")
+def bundled_cache(bundled: Bundled) -> Path:
+    """The cache of the ``bundled`` run, for a test that runs the job on the bundled data
+    again: each source's parse and each step between two releases, as that run made them
+    (writing it costs the run a few per cent). Never to be changed: copy it (a run prunes
+    its cache)."""
+    cache = _cache_of(bundled[1])
+    assert any(cache.glob("*.pickle")), cache
+    return cache
 
 
 @pytest.fixture(scope="session")
