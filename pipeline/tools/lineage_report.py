@@ -79,8 +79,7 @@ def judge_step(row: dict[str, str], data: Published) -> Verdict:
     """Compare one judged step (``STEP_KEY``) with the published lineage: the rule
     of ``new_release`` that continues ``old_number`` of ``old_release``, or ``ended``."""
     lid = data.numbers.get((row["old_release"], row["old_number"]), "")
-    there = [h for h in data.history.get(lid, []) if h["source_id"] == row["new_release"] and h["number_as_written"]]
-    got = there[0]["number_as_written"] if there else "ended" if lid else "not found"
+    got = _number_in(data, lid, row["new_release"]) or ("ended" if lid else "not found")
     return Verdict(row["step_id"], row["confidence"], got == row["expected"], row["expected"], got)
 
 
@@ -91,15 +90,19 @@ def ending_answer(row: dict[str, str], data: Published) -> str:
     lid = data.numbers.get((row["old_release"], row["old_number"]), "")
     if not lid:
         return "not found"
-    there = [h for h in data.history.get(lid, []) if h["source_id"] == row["next_release"] and h["number_as_written"]]
+    there = _number_in(data, lid, row["next_release"])
     if there:
-        return f"continues {there[0]['number_as_written']}"
+        return f"continues {there}"
     line = data.lineages[lid]
     if line["ended"] == "merged" and line["ended_in"] == row["next_release"]:
-        into = [h for h in data.history.get(line["merged_into"], [])
-                if h["source_id"] == row["next_release"] and h["number_as_written"]]
-        return f"merged {into[0]['number_as_written']}" if into else "merged ?"
+        return f"merged {_number_in(data, line['merged_into'], row['next_release']) or '?'}"
     return "gone"
+
+
+def _number_in(data: Published, lid: str, source: str) -> str:
+    """The number lineage ``lid`` has in ``source`` as it wrote it, or ""."""
+    return next((h["number_as_written"] for h in data.history.get(lid, [])
+                 if h["source_id"] == source and h["number_as_written"]), "")
 
 
 def judge_ending(row: dict[str, str], data: Published) -> Verdict:
