@@ -28,7 +28,7 @@ from typing import Any
 
 from pipeline import __version__
 from pipeline.cache import SourceCache, code_version
-from pipeline.changes import change_of
+from pipeline.changes import Worded, compare
 from pipeline.errors import Shrinking
 from pipeline.ingest import checks
 from pipeline.ingest.read import discover
@@ -310,7 +310,8 @@ def _read_csv(path: Path, *required: str) -> list[dict[str, str]]:
 
 def changes(old: Path, rules: Sequence[Sequence[Any]], corpus: Corpus) -> str:
     """``changes.md``: sources and rules that differ from the published run in
-    ``old``; ``rules`` are the rows of the rules table of this run (as written).
+    ``old``; ``rules`` are the rows of the rules table of this run (as written),
+    compared with the published ones by ``pipeline.changes.compare``.
 
     A quarantined source is listed as quarantined (with its reason), never as
     added or changed; one that was quarantined before and is ingested now is added.
@@ -334,22 +335,19 @@ def changes(old: Path, rules: Sequence[Sequence[Any]], corpus: Corpus) -> str:
                       and old_sources.get(corpus.reference) == new_sources.get(corpus.reference))
     by_lineage = bool(old_rules and old_rules[0].get("lineage_id")) and not same_reference
     key = "lineage_id" if by_lineage else "number"
-    before = {r[key]: r for r in old_rules}
-    added, edited, moved = [], [], []
-    retraced: list[str] = []
-    for row in new_rules:
-        was = before.pop(row[key], None)
-        if was is None:
-            added.append(row["number"])
-            continue
-        if was.get("lineage_id", "") != row.get("lineage_id", "") and "lineage_id" in was:
-            retraced.append(row["number"])
-        change = change_of(was["number"], was["text"], row["number"], row["text"])
-        if change == "edited":
-            edited.append(row["number"])
-        elif change != "unchanged":
-            moved.append(f"{was['number']} → {row['number']}" + (" (edited)" if change == "moved+edited" else ""))
-    removed = [r["number"] for r in before.values()]
+    before = {r[key]: Worded(r["number"], r["text"]) for r in old_rules}
+    after: dict[str, Worded] = {}
+    for r in new_rules:
+        after.setdefault(r[key], Worded(r["number"], r["text"]))
+    lineage_before = {r[key]: r["lineage_id"] for r in old_rules if "lineage_id" in r}
+    retraced = [r["number"] for r in new_rules
+                if r[key] in lineage_before and lineage_before[r[key]] != r.get("lineage_id", "")]
+    found = compare(dict.fromkeys([*after, *before]), before.get, after.get)
+    added = [c.new_number for c in found if c.kind == "added"]
+    edited = [c.new_number for c in found if c.kind == "edited"]
+    moved = [f"{c.old_number} → {c.new_number}" + (" (edited)" if c.kind == "moved+edited" else "")
+             for c in found if c.kind in ("moved", "moved+edited")]
+    removed = [c.old_number for c in found if c.kind == "removed"]
     # A number added and removed at once is one rule followed back another way.
     both = set(added) & set(removed)
     retraced += sorted(both)

@@ -2,23 +2,25 @@
 
 A rule renumbered by an inserted keyword is ``moved``, not removed plus added;
 a change that only renumbers a cross-reference or only changes quote style is
-no change at all (the history's own change function decides).
+no change at all. ``pipeline.changes.compare`` decides, as it does for the
+site's change pages and the job's ``changes.md``; this module reads the two
+sources from the database and tells the changes by section.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from pipeline.changes import change_of, word_diff
+from pipeline.changes import KINDS, Line, Span, Worded, compare, word_diff
 from pipeline.errors import ArgumentError, TraceError
 from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import section_of, sort_key
 from pipeline.query.dataset import Published
 
-ORDER = ("added", "removed", "moved", "edited", "moved+edited", "split", "merged")
+ORDER = KINDS  # the kinds of change, in the order counts are shown
 
 
 def date_shaped(name: str) -> bool:
@@ -64,39 +66,40 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
         + (f"counted as added unless they are newer than {like}" if placed else "counted as added")]
     if new not in data.releases:
         notes.append(f"{new} is not a whole release ({_when(data, new)}): rules it lacks are not counted as removed")
-    changes: list[dict[str, Any]] = []
     # Only a lineage numbered in one of the two, and not alike in both, can have changed between them.
-    numbered: dict[str, dict[str, dict[str, str]]] = {}
+    numbered: dict[str, dict[str, Worded]] = {}
     for r in data.rows_in(old, new):
-        numbered.setdefault(r["lineage_id"], {})[r["source_id"]] = r
-    for lid, here in numbered.items():
-        a, b = here.get(old), here.get(new)
-        line = data.lineages[lid]
-        if a and b:
-            change = change_of(a["number_as_written"], a["text"], b["number_as_written"], b["text"])
-            if change == "unchanged":
-                continue
-        elif b:
-            parent = data.lineages.get(line["split_from"], {})
-            first = data.sources.get(line["first_source"], {}).get("effective_date", "")
-            if not whole and (not placed or first <= placed):
-                continue  # missing from the copy, not added
-            change = "split" if parent and (not date_old or first > date_old) else "added"
-            a = _row_in(data, parent.get("lineage_id", ""), old) if change == "split" else None
-        elif a and line["ended"] and date_new and date_old < _date(data, line["ended_in"]) <= date_new:
-            change = line["ended"]
-            b = _row_in(data, line["merged_into"], new) if change == "merged" else None
-        else:
-            continue
-        old_number = normalise_number(a["number_as_written"]) if a else None
-        new_number = normalise_number(b["number_as_written"]) if b else None
+        numbered.setdefault(r["lineage_id"], {}).setdefault(r["source_id"], Worded(r["number_as_written"], r["text"]))
+
+    def version(sid: str) -> Callable[[str], Worded | None]:
+        def at(lid: str) -> Worded | None:
+            if lid in numbered:
+                return numbered[lid].get(sid)
+            row = _row_in(data, lid, sid)  # a lineage split from or merged into, alike in both
+            return Worded(row["number_as_written"], row["text"]) if row else None
+        return at
+
+    def line(lid: str) -> Line:
+        r = data.lineages[lid]
+        return Line(_date(data, r["first_source"]), r["ended"], _date(data, r["ended_in"]),
+                    r["split_from"] if r["split_from"] in data.lineages else "", r["merged_into"])
+
+    changes: list[dict[str, Any]] = []
+    for c in compare(numbered, version(old), version(new), line, Span(date_old, date_new, whole, placed)):
+        # A split is told from the rule it was split from, a merge into the rule it went into.
+        was = (c.old_number, c.old_text) if c.old_number else (c.other_number, c.other_text) \
+            if c.kind == "split" and c.other_number else None
+        now = (c.new_number, c.new_text) if c.new_number else (c.other_number, c.other_text) \
+            if c.kind == "merged" and c.other_number else None
+        old_number = normalise_number(was[0]) if was else None
+        new_number = normalise_number(now[0]) if now else None
         if section and not any(n and _in_section(n, section) for n in (old_number, new_number)):
             continue
         changes.append({
-            "change": change, "old_number": old_number, "new_number": new_number, "lineage_id": lid,
+            "change": c.kind, "old_number": old_number, "new_number": new_number, "lineage_id": c.key,
             "section": section_of(new_number or old_number or ""),
-            "diff": word_diff(a["text"], b["text"]) if a and b and change != "moved" else None,
-            "text": (b or a or {}).get("text", ""),
+            "diff": word_diff(was[1], now[1]) if was and now and c.kind != "moved" else None,
+            "text": (now or was or ("", ""))[1],
         })
     changes.sort(key=lambda c: (sort_key(c["section"]), sort_key(c["new_number"] or c["old_number"])))
     counts = Counter(c["change"] for c in changes)
