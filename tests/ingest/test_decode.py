@@ -13,19 +13,16 @@ from hypothesis import strategies as st
 
 from pipeline.errors import DecodeError
 from pipeline.ingest import markup
-from pipeline.ingest.decode import (
+from pipeline.ingest.codepages import (
     SINGLE_BYTE,
-    Decoded,
     _contexts,
-    _is_utf8,
     _non_ascii_sample,
     _score,
     _score_bytes,
     accented_names,
     choose_single_byte,
-    decode,
-    newline_style,
 )
+from pipeline.ingest.decode import Decoded, _is_utf8, decode, newline_style
 from tests.conftest import RAW, examples
 
 TEXT = "Ghazbán Ogre, Juzám Djinn and Dandân™ – it’s “quoted”\r\nline two\rline three\n"
