@@ -8,6 +8,6 @@ strings); pandas is imported only when it is called.
 __version__ = "0.1.0"
 
 from pipeline.errors import DatasetError  # noqa: E402  (standard library only)
-from pipeline.query.dataset import Tables, load  # noqa: E402  (light: pandas loads on first use)
+from pipeline.query.frames import Tables, load  # noqa: E402  (light: pandas loads on first use)
 
 __all__ = ["DatasetError", "Tables", "__version__", "load"]

@@ -1,4 +1,5 @@
-"""Reading a published ``out/``: ``dataset`` is its one reader (the tables as
-DataFrames for users; ``Published``, the handle on ``rules.sqlite`` the
-commands use), and ``trace`` (trace, resolve), ``diff`` and ``search`` answer
-from it. Nothing here imports the stages that made the dataset."""
+"""Reading a published ``out/``: ``frames`` (the tables as DataFrames for users)
+and ``dataset`` (its CSV records, and ``Published``, the handle on
+``rules.sqlite`` the commands use) are its one reader; ``trace`` (trace,
+resolve), ``diff`` and ``search`` answer from it. Nothing here imports the
+stages that made the dataset."""

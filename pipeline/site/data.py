@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import DatasetError, SiteError
-from pipeline.query import dataset
+from pipeline.query import dataset, frames
 
 # Undated sources with no known numbering sit at the start of the era their wording shows.
 _ERA_START = {"pre-2009": "1999", "2009-2018": "2009-07-11", "2018-2021": "2018-04-27", "2021+": "2021-04-16"}
@@ -275,10 +275,10 @@ def load(out: Path) -> Dataset:
 def _verify(out: Path) -> None:
     """Each CSV against the sha256 ``datapackage.json`` states, as ``trace`` and
     ``load`` check them (a table edited since it was published made a site of the edit)."""
-    if not (out / dataset.DESCRIPTOR).is_file():
+    if not (out / frames.DESCRIPTOR).is_file():
         return
     try:
-        dataset.verify(out)
+        frames.verify(out)
     except DatasetError as exc:
         raise SiteError(str(exc)) from None
 
