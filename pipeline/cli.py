@@ -4,8 +4,9 @@ Every command parses its options and calls the library; a library error
 (``pipeline.errors``) becomes one ``Error:`` line and the exit code its class
 names, told the way ``_TOLD`` says (the one table). The exit codes and what they
 mean are ``pipeline.errors.ExitCode`` and ``MEANINGS``; the help is written from
-them. The tools and the job are imported inside their commands: the queries
-start without loading them.
+them. The job is imported inside its command, and the maintainers' tools
+(``pipeline.tools.commands``, added to the group here) inside theirs: the
+queries start without loading them.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from pipeline.query.trace import (
     trace,
     trace_json,
 )
+from pipeline.tools.commands import COMMANDS as TOOLS
 
 EXIT_CODES = ("Exit codes: " + "; ".join(f"{int(code)} {meaning}" for code, meaning in MEANINGS.items())
               + f". Only {int(ExitCode.OK)} and {int(ExitCode.QUARANTINED)} publish.")
@@ -323,27 +325,6 @@ def ingest(
     raise SystemExit(ExitCode.QUARANTINED if result.problems else ExitCode.OK)
 
 
-@main.command(short_help="Print the word counts of the official CR documents.")
-@click.argument("raw", type=click.Path(path_type=Path, exists=True, file_okay=False), default=Path("raw"))
-def vocabulary(raw: Path) -> None:
-    """Print the word counts of the official CR documents under RAW.
-
-    The output is the base vocabulary shipped as pipeline/data/vocabulary.txt.
-    """
-    from pipeline.corpus.clean import word_counts
-    from pipeline.run import build
-
-    corpus = build(raw)
-    official = {s.source_id for s in corpus.sources if s.format == "cr_document"}
-    if not official:  # printed, an empty list would replace the shipped one (make vocabulary)
-        raise click.ClickException(f"{raw}: no official Comprehensive Rules document, so no vocabulary")
-    counts = word_counts(el.text for el in corpus.elements if el.source_id in official)
-    click.echo("# Words of the bundled Comprehensive Rules with their counts:")
-    click.echo("# the base vocabulary for splitting glued words. Rebuild: make vocabulary")
-    for word, n in sorted(counts.items()):
-        click.echo(f"{word} {n}")
-
-
 _OUT = click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("out"),
                     show_default=True, help="Folder of a published run.")
 _SOURCE = click.option("--source", default="", help="The number as this source (a source id) wrote it.")
@@ -551,77 +532,5 @@ def site_command(out: Path, dest: Path, raw: Path) -> None:
         click.echo(f"{result.unresolved_xrefs} cross-references name a rule that exists nowhere; shown unlinked")
 
 
-# -- the tools: each imported when its command runs ----------------------------------------------
-
-@main.command("bench", short_help="Time the job on real and generated releases.")
-@click.option("--corpus", type=click.Path(path_type=Path), default=None,
-              help="Folder of real releases [default: the checkout's raw/].")
-@click.option("--scale", type=int, default=1, show_default=True,
-              help="Largest scale, in units of 1x: 1 runs real and 1x, 10 also 10x.")
-@click.option("--unit-mb", type=float, default=None, help="The size of 1x [default: 90 MB].")
-@click.option("--max-rss-mb", type=float, default=None,
-              help="Kill a run whose processes hold more [default: 3/4 of the memory available now].")
-@click.option("--timeout", type=float, default=None, help="Kill a run that takes longer (seconds).")
-@click.option("--generate-only", is_flag=True,
-              help="Write the generated releases of the largest scale into bench/work/generated and stop.")
-def bench_command(corpus: Path | None, scale: int, unit_mb: float | None, max_rss_mb: float | None,
-                  timeout: float | None, generate_only: bool) -> None:
-    """The whole job cold, cached and incremental on the releases in CORPUS, then with
-    generated releases to SCALE x 90 MB, beside a bare line scan and Lark parse; results in
-    bench/results/latest.json (bench/README.md). A CORPUS not a folder of releases exits 2."""
-    from pipeline.tools import bench
-
-    click.echo(bench.benchmark(corpus, scale, unit_mb, max_rss_mb, timeout, generate_only))
-
-
-@main.command("bench-job", hidden=True)
-@click.argument("folders", nargs=3, type=click.Path(path_type=Path), metavar="RAW OUT CACHE")
-@click.option("--full", is_flag=True)
-def bench_job(folders: tuple[Path, Path, Path], full: bool) -> None:
-    """One run of the job in a fresh process, described as JSON (``bench`` runs this)."""
-    from pipeline.tools import bench
-
-    click.echo(json.dumps(bench.one_run(*folders, full)))
-
-
-@main.command("bench-refs", hidden=True)
-@click.argument("raw", type=click.Path(path_type=Path))
-def bench_refs(raw: Path) -> None:
-    """The references' seconds on RAW as JSON (``bench`` runs this)."""
-    from pipeline.tools import bench
-
-    click.echo(json.dumps(bench.references(raw)))
-
-
-@main.command("lineage-report", short_help="Score the lineages against the hand-traced keys.")
-@click.argument("out", type=click.Path(path_type=Path), default=Path("out"))
-def lineage_report_command(out: Path) -> None:
-    """Score the lineages in OUT (default out) against the hand-traced keys
-    (tests/data/*_key.csv); count what starts and ends in each release."""
-    from pipeline.tools import lineage_report
-
-    click.echo(lineage_report.scored(out))
-
-
-@main.command("lineage-stability", short_help="Follow the rules again, every other release left out.")
-@click.argument("raw", type=click.Path(path_type=Path), default=Path("raw"))
-@click.argument("out", type=click.Path(path_type=Path), default=Path("out"))
-def stability_command(raw: Path, out: Path) -> None:
-    """Follow the rules of the dataset in OUT (default out) again with every other
-    release of RAW (default raw, the folder OUT was made from) left out, and list
-    the rules whose current number then differs."""
-    from pipeline.tools import stability
-
-    click.echo(stability.report(raw, out))
-
-
-@main.command("tidy", short_help="Remove what the pipeline generated, nothing else.")
-@click.argument("outs", nargs=-1, metavar="[OUT]...")
-def tidy_command(outs: tuple[str, ...]) -> None:
-    """Remove what the pipeline generated here: the folders OUT (default out) as far as
-    their marker lists, their leftovers, the parse cache, the benchmark's work, the site's
-    files, the bytecode caches. Whatever else is there stays, and is named."""
-    from pipeline.tools.tidy import tidy
-
-    for line in tidy(Path.cwd(), list(outs) or ["out"]):
-        click.echo(line)
+for _tool in TOOLS:  # the maintainers' tools (pipeline/tools/commands.py)
+    main.add_command(_tool)
