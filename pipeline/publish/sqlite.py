@@ -135,6 +135,34 @@ class Building:
         self._proc.join()
         self._sender.join(timeout=SENDER_JOIN_SECONDS)  # a send the ended process cut short has failed by now
 
+    # What a caller may ask of it (the tests do), without reaching into how it is made.
+
+    @property
+    def pid(self) -> int | None:
+        """The database process's id."""
+        return self._proc.pid
+
+    def alive(self) -> bool:
+        """Whether the process, or the thread that sends it rows, still runs."""
+        return self._proc.is_alive() or self._sender.is_alive()
+
+    def pending(self) -> int:
+        """How many batches of rows wait to be sent (none once the process has gone)."""
+        return self._queue.qsize()
+
+    def hang_up(self) -> None:
+        """Close the job's end of the pipe the process answers on, as a job that has gone leaves it."""
+        self._reader.close()
+
+    def close(self, timeout: float | None = None) -> int | None:
+        """End the rows as a job that goes ends them, without waiting for an answer, and
+        wait (up to ``timeout`` seconds) for the process to end: its exit code, or None
+        if it runs on."""
+        self._put(None)
+        self._sender.join(timeout=timeout)
+        self._proc.join(timeout=timeout)
+        return self._proc.exitcode
+
 
 # How long ``stop`` waits for the sending thread (it ends once the process has).
 SENDER_JOIN_SECONDS = 5.0
