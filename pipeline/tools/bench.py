@@ -153,7 +153,7 @@ def references(raw: Path) -> dict[str, float]:
     return {k: round(v, 3) for k, v in seconds.items()}
 
 
-def _group_usage(pgid: int) -> tuple[float, float, dict[int, float]]:
+def group_usage(pgid: int) -> tuple[float, float, dict[int, float]]:
     """What the processes of a process group hold and have spent (Linux ``/proc``):
     resident memory summed (a page two processes share counts twice: the workers
     start as copies of the job), proportional memory summed (``Pss``: a shared page
@@ -214,7 +214,7 @@ def run_child(args: list[str], cap_mb: float, timeout: float | None) -> dict[str
 
     def watch() -> None:
         while not done.wait(0.2):
-            mb, pss, spent = _group_usage(proc.pid)
+            mb, pss, spent = group_usage(proc.pid)
             peak[0], peak[1] = max(peak[0], mb), max(peak[1], pss)
             for pid, used in spent.items():  # CPU time only grows: a reused pid does not lower it
                 cpu[pid] = max(cpu.get(pid, 0.0), used)
