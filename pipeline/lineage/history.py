@@ -21,12 +21,12 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from pipeline.errors import DatasetError
 from pipeline.lineage.chain import Lineages
@@ -38,6 +38,7 @@ SHIPPED = "history.json.gz"
 # The kinds a release keeps in the history: what attach, align, the lineage steps and
 # the reference's rules, sections and rules.json read.
 KINDS = ("chapter", "section", "rule", "example", "glossary")
+T = TypeVar("T")
 LINEAGE_FIELDS = ("lineage_id", "canonical_number", "first_source", "first_number", "last_source", "last_number",
                   "ended", "ended_in", "split_from", "merged_into")
 
@@ -87,6 +88,22 @@ class History:
     def releases(self) -> list[tuple[Source, list[Element]]]:
         return self._read[0]
 
+    @cached_property
+    def _kept(self) -> dict[Hashable, Any]:
+        return {}
+
+    def once(self, key: Hashable, make: Callable[[], T]) -> T:
+        """What ``make()`` returned the first time this history was asked for ``key``.
+        For the work a run mapping through the history as a whole (its lineages as
+        they are) does on the history's releases alone, the same for every such run:
+        a process that runs the job again and again (the tests) does it once. What it
+        keeps is shared: never to be changed. (``apart_from`` makes a new history,
+        with nothing kept.)"""
+        kept = self._kept
+        if key not in kept:
+            kept[key] = make()
+        return cast(T, kept[key])
+
     def apart_from(self, taken: set[str]) -> History:
         """The history with each release whose id a source of the run has (a cut copy
         saved as ``cr-2017-08-25.txt``) called ``history/<id>``: a source's rows are
@@ -98,18 +115,27 @@ class History:
         return replace(self, doc=dict(self.doc, releases=[
             dict(rel, id=f"history/{rel['id']}") if rel["id"] in taken else rel for rel in releases]))
 
-    def followed(self) -> Lineages:
-        """The releases followed as the chain that made the history followed them
-        (what ``chain.follow`` would make of them again, without aligning a step)."""
-        releases, of_element, sections, lineages = self._read
-        out = Lineages(lineages={ln.lineage_id: replace(ln) for ln in lineages}, of_element=dict(of_element),
-                       sections=dict(sections), releases=[src.source_id for src, _ in releases])
+    @cached_property
+    def _by_number(self) -> dict[tuple[str, str], str]:
+        """Each rule's lineage by release and number as written, made once a history."""
+        releases, of_element, _, _ = self._read
+        by_number: dict[tuple[str, str], str] = {}
         for src, els in releases:
             for el in els:
                 lid = of_element.get((src.source_id, el.line_start))
                 if lid:
-                    out.by_number.setdefault((src.source_id, normalise_number(el.number_as_written)), lid)
-        return out
+                    by_number.setdefault((src.source_id, normalise_number(el.number_as_written)), lid)
+        return by_number
+
+    def followed(self) -> Lineages:
+        """The releases followed as the chain that made the history followed them
+        (what ``chain.follow`` would make of them again, without aligning a step).
+        The run's own to change: every table is a copy of the history's, whose index
+        is made once a history (``shipped()`` reads the shipped one once a process)."""
+        releases, of_element, sections, lineages = self._read
+        return Lineages(lineages={ln.lineage_id: replace(ln) for ln in lineages}, of_element=dict(of_element),
+                        by_number=dict(self._by_number), sections=dict(sections),
+                        releases=[src.source_id for src, _ in releases])
 
 
 def _compact(releases: list[dict[str, Any]], lineages: list[list[str]]) -> bytes:
