@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from pipeline.cache import SourceCache
@@ -104,23 +105,21 @@ def number(
     indexes: dict[str, align.RefIndex] = {}
     releases = [(sources[k], cleaned[k]) for k in chain]
     in_chain = set(chain)
-    worded: dict[str, set[str]] = defaultdict(set)
-    for k in chain:
-        for el in cleaned[k]:
-            lid = lines.of_element.get((sources[k].source_id, el.line_start)) if el.kind == "rule" else None
-            if lid:
-                worded[folded(el.text)].add(lid)
+    # Mapping through a history as a whole, the work on its releases alone is the same
+    # every run: done once a history (``History.once``), its results shared, never changed.
+    once = used.once if used is not None and whole else lambda _, make: make()
+    worded = once("worded", lambda: _worded(chain, sources, cleaned, lines))
     pair_sets: list[tuple[str, tuple[set[tuple[str, str]], set[str]]]] = []  # made when first needed
     at = {sources[k].source_id: k for k in chain}
     for k, (src, els) in enumerate(zip(sources, cleaned, strict=True)):
         if progress and k < own:
             progress("align", k + 1, own)
         if k in in_chain:
-            els, rows = _release(src, els, lines, newest)
+            els, rows = once(("release", src.source_id), partial(_release, src, els, lines, newest))
             attached[src.source_id] = src.source_id
         elif src.status != "quarantined" and chain:
             if not pair_sets:
-                pair_sets = [(rel.source_id, rule_pairs(rel_els)) for rel, rel_els in releases]
+                pair_sets = once("pairs", lambda: [(rel.source_id, rule_pairs(rel_els)) for rel, rel_els in releases])
             target = _attach_to(src, els, releases, pair_sets)
             attached[src.source_id] = target
             if target not in indexes:
@@ -149,6 +148,18 @@ def number(
         [m for m in mappings if m.source_id not in ids],
         sources[chain[-1]].effective_date if chain and chain[-1] >= own else "",
     )
+
+
+def _worded(chain: Sequence[int], sources: Sequence[Source], cleaned: Sequence[Sequence[Element]],
+            lines: Lineages) -> dict[str, set[str]]:
+    """The lineages of each folded wording of the chain's rules."""
+    worded: dict[str, set[str]] = defaultdict(set)
+    for k in chain:
+        for el in cleaned[k]:
+            lid = lines.of_element.get((sources[k].source_id, el.line_start)) if el.kind == "rule" else None
+            if lid:
+                worded[folded(el.text)].add(lid)
+    return worded
 
 
 def _attach_to(src: Source, els: Sequence[Element], releases: list[tuple[Source, Sequence[Element]]],
