@@ -18,6 +18,16 @@ _BOMS = {"utf-8-sig": b"\xef\xbb\xbf", "utf-16-le+bom": b"\xff\xfe", "utf-16-be+
 _CODEC = {"utf-8-sig": "utf-8", "utf-16-le+bom": "utf-16-le", "utf-16-be+bom": "utf-16-be", "ascii": "ascii"}
 
 
+def span(text: str) -> tuple[int, int]:
+    """A range of lines as written on the command line: ``1530-1532``, or ``7`` for one line.
+
+    >>> span("1530-1532"), span("7")
+    ((1530, 1532), (7, 7))
+    """
+    first, _, last = text.partition("-")
+    return int(first), int(last or first)
+
+
 def excerpt(path: Path, ranges: list[tuple[int, int]]) -> bytes:
     data = path.read_bytes()
     text, encoding, _, _ = to_text(data)
@@ -33,5 +43,4 @@ def excerpt(path: Path, ranges: list[tuple[int, int]]) -> bytes:
 
 
 if __name__ == "__main__":
-    spans = [tuple(int(x) for x in r.split("-")) for r in sys.argv[2:]]
-    sys.stdout.buffer.write(excerpt(Path(sys.argv[1]), spans))  # type: ignore[arg-type]
+    sys.stdout.buffer.write(excerpt(Path(sys.argv[1]), [span(r) for r in sys.argv[2:]]))

@@ -12,6 +12,7 @@ import sqlite3
 import time
 from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,7 +66,7 @@ def test_the_collector_runs_less_often_during_a_build_only(tmp_path: Path, monke
     during: list[tuple[int, int, int]] = []
     real_clean = clean.clean
 
-    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def spy(*args: Any, **kwargs: Any) -> Any:
         during.append(gc.get_threshold())
         return real_clean(*args, **kwargs)
 
@@ -89,7 +90,8 @@ def test_a_workers_result_is_let_go_once_shared(tmp_path: Path) -> None:
     def progress(stage: str, done: int, total: int) -> None:
         gc.collect()
         held.append(sum(1 for obj in gc.get_objects()
-                        if isinstance(obj, Future) and obj.done() and obj._result is not None))
+                        if isinstance(obj, Future) and obj.done() and not obj.cancelled()
+                        and obj.exception() is None and obj.result() is not None))
 
     results = read.read_all(paths, tmp_path, Settings(jobs=2), None, progress)
     assert len(results) == len(names) and all(els for _, els, _ in results)
@@ -144,7 +146,7 @@ def test_the_database_process_is_no_copy_of_the_job_and_is_sent_the_rows(tmp_pat
     assert {"integer", "text", "null"} <= kinds
     building = database.build_aside(tmp_path / "waiting.sqlite", corpus.reference)
     try:
-        stat = Path(f"/proc/{building._proc.pid}/stat").read_text()
+        stat = Path(f"/proc/{building.pid}/stat").read_text()
         parent = int(stat[stat.rfind(")") + 2:].split()[1])
         assert parent != os.getpid()
     finally:
@@ -161,9 +163,9 @@ def test_a_database_process_that_fails_is_reported_and_stops_taking_rows(tmp_pat
     building.written("sources")
     with pytest.raises(OSError, match="unable to open database file"):
         building.wait()
-    assert not building._proc.is_alive() and not building._sender.is_alive()
+    assert not building.alive()
     building.feed("elements", [("b",)])  # after the process: nothing is kept
-    assert building._queue.empty()
+    assert building.pending() == 0
 
 
 def test_a_database_process_whose_job_went_before_its_rows_makes_nothing(tmp_path: Path) -> None:
@@ -174,10 +176,8 @@ def test_a_database_process_whose_job_went_before_its_rows_makes_nothing(tmp_pat
     traceback when it could not say so)."""
     path = tmp_path / "rules.sqlite"
     building = database.build_aside(path, "")
-    building._put(None)  # what the job's going does to the pipe: it ends, no row sent
-    building._sender.join(timeout=30)
-    building._proc.join(timeout=30)
-    assert building._proc.exitcode == 0
+    # What the job's going does to the pipe: it ends, no row sent.
+    assert building.close(timeout=30) == 0
     assert not path.exists()
 
 
@@ -185,13 +185,10 @@ def test_a_database_process_whose_job_went_after_its_rows_ends_quietly(tmp_path:
     """The job went while the process built (its staging folder removed): the
     process fails, and finds nobody to tell; it ends without a traceback (exit 0)."""
     building = database.build_aside(tmp_path / "gone" / "rules.sqlite", "")
-    building._reader.close()  # the job's end of the outcome pipe, as when it has gone
+    building.hang_up()  # the job's end of the outcome pipe, as when it has gone
     building.feed("sources", [("a",) * len(COLUMNS["sources"])])
     building.written("sources")
-    building._put(None)
-    building._sender.join(timeout=30)
-    building._proc.join(timeout=30)
-    assert building._proc.exitcode == 0
+    assert building.close(timeout=30) == 0
 
 
 def test_a_ctrl_c_while_the_database_process_starts_is_taken_once_it_has() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import re
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -151,7 +152,7 @@ def test_search_landmarks_are_named_apart(small_site: SiteResult) -> None:
 
 @settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.dates(), min_size=1, max_size=150), st.integers(min_value=120, max_value=2000))
-def test_bars_never_overlap(dates: list, width: int) -> None:  # type: ignore[type-arg]
+def test_bars_never_overlap(dates: list[date], width: int) -> None:
     when = sorted(d.isoformat() for d in dates)  # many on one day or a week apart, as real releases are
     placed = bands(len(when), 56, width)
     assert all(w > 0 for _, w in placed)

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cli import main
-from pipeline.tools import bench
+from pipeline.tools import bench, benchgen
 from tests.conftest import Bundled
 
 _PROC = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux /proc")
@@ -35,7 +35,7 @@ def test_group_usage_counts_the_cpu_of_every_process_of_the_group() -> None:
     parents: dict[int, int] = {}
     try:
         while proc.poll() is None:
-            _, _, spent = bench._group_usage(proc.pid)
+            _, _, spent = bench.group_usage(proc.pid)
             seen.update(spent)
             for pid in spent:
                 try:
@@ -56,7 +56,7 @@ def test_group_usage_counts_the_cpu_of_every_process_of_the_group() -> None:
 
 @_PROC
 def test_group_usage_of_a_group_with_no_process() -> None:
-    rss, pss, cpu = bench._group_usage(2**22 + 7)  # above the largest pid Linux allows: no such group
+    rss, pss, cpu = bench.group_usage(2**22 + 7)  # above the largest pid Linux allows: no such group
     assert (rss, pss, cpu) == (0, 0, {})
 
 
@@ -114,7 +114,7 @@ def test_a_corpus_that_is_not_a_folder_of_releases_is_refused(tmp_path: Path, mo
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("the benchmark went on")
 
-    monkeypatch.setattr(bench.benchgen, "generate", never)
+    monkeypatch.setattr(benchgen, "generate", never)  # the module bench calls
     monkeypatch.setattr(bench, "run_scale", never)
     work = tmp_path / "work"
     monkeypatch.setattr(bench, "WORK", work)

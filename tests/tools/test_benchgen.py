@@ -49,14 +49,18 @@ def _sections(read: Read) -> dict[str, str]:
     return {el.number_as_written: el.body for el in read[1] if el.kind == "section"}
 
 
+# What ``generated`` gives: the manifest rows, the base release and each generated one as read, their folder.
+Generated = tuple[list[benchgen.Release], list[Read], Path]
+
+
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[benchgen.Release], list[Read], Path]:
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Generated:
     dest = tmp_path_factory.mktemp("generated")
     rows = benchgen.generate(BASE, dest, AFTER, count=3)
     return rows, [_read(BASE)] + [_read(dest / r.name) for r in rows], dest
 
 
-def test_each_is_a_whole_release_with_its_own_later_date(generated) -> None:  # type: ignore[no-untyped-def]
+def test_each_is_a_whole_release_with_its_own_later_date(generated: Generated) -> None:
     rows, reads, _ = generated
     assert [r.derived_from for r in rows] == [BASE.name, rows[0].name, rows[1].name]
     assert reads[0][0].effective_date == "2026-08-07"
@@ -67,7 +71,7 @@ def test_each_is_a_whole_release_with_its_own_later_date(generated) -> None:  # 
     assert dates == sorted(set(dates)) and len(dates) == 4
 
 
-def test_the_rule_count_is_what_the_changes_imply(generated) -> None:  # type: ignore[no-untyped-def]
+def test_the_rule_count_is_what_the_changes_imply(generated: Generated) -> None:
     rows, reads, _ = generated
     counts = [sum(1 for el in els if el.kind == "rule") for _, els in reads]
     assert counts[0] == 2891
@@ -76,7 +80,7 @@ def test_the_rule_count_is_what_the_changes_imply(generated) -> None:  # type: i
         assert counts[k] == counts[k - 1] + row.rules_added - row.rules_removed, row
 
 
-def test_the_inserted_keyword_shifts_every_later_keyword_by_one(generated) -> None:  # type: ignore[no-untyped-def]
+def test_the_inserted_keyword_shifts_every_later_keyword_by_one(generated: Generated) -> None:
     rows, reads, _ = generated
     for k, row in enumerate(rows, 1):
         before, after = _sections(reads[k - 1]), _sections(reads[k])
@@ -100,7 +104,7 @@ def test_the_inserted_keyword_shifts_every_later_keyword_by_one(generated) -> No
     assert [r.keyword for r in rows] == [("702.51", "Dosh"), ("702.101", "Poglun"), ("702.117", "Koucek")]
 
 
-def test_moved_and_removed_rules(generated) -> None:  # type: ignore[no-untyped-def]
+def test_moved_and_removed_rules(generated: Generated) -> None:
     rows, reads, _ = generated
     for k, row in enumerate(rows, 1):
         before, after = _rules(reads[k - 1]), _rules(reads[k])
@@ -129,7 +133,7 @@ def _one_word_apart(old: str, new: str) -> bool:
     return len(long) == len(short) + 1 and any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
-def test_the_manifest_gives_each_rule_its_number_in_the_next_release(generated) -> None:  # type: ignore[no-untyped-def]
+def test_the_manifest_gives_each_rule_its_number_in_the_next_release(generated: Generated) -> None:
     """``renumbered`` read back from the files: every rule of a release that was
     not removed stands in the next one under the number the manifest gives, with
     the same words (but for the reworded ones and its citations' numbers), and
@@ -172,7 +176,7 @@ def test_a_chain_with_cuts_splits_one_rule_and_merges_two_in_each_release(tmp_pa
     assert [r.sha256 for r in rows] != [r.sha256 for r in benchgen.generate(BASE, tmp_path / "plain", AFTER, count=3)]
 
 
-def test_reworded_rules_differ_by_a_word(generated) -> None:  # type: ignore[no-untyped-def]
+def test_reworded_rules_differ_by_a_word(generated: Generated) -> None:
     rows, reads, _ = generated
     for k, row in enumerate(rows, 1):
         before, after = _rules(reads[k - 1]), _rules(reads[k])
@@ -186,7 +190,7 @@ def test_reworded_rules_differ_by_a_word(generated) -> None:  # type: ignore[no-
             assert any(_one_word_apart(old, text) for old in by_first_word[text.split()[0]]), number
 
 
-def test_every_file_is_distinct(generated) -> None:  # type: ignore[no-untyped-def]
+def test_every_file_is_distinct(generated: Generated) -> None:
     rows, _, dest = generated
     shas = {hashlib.sha256(BASE.read_bytes()).hexdigest()} | {r.sha256 for r in rows}
     assert len(shas) == 4
@@ -211,7 +215,7 @@ def test_every_encoding_and_line_ending_reads_back_as_the_same_text() -> None:
     assert {a for a, _ in lost} == {"∞", "−"} and {b for _, b in lost} == {"?"}
 
 
-def test_written_files_decode_to_the_generated_text(generated) -> None:  # type: ignore[no-untyped-def]
+def test_written_files_decode_to_the_generated_text(generated: Generated) -> None:
     rows, _, dest = generated
     made = islice(benchgen.chain(decode(BASE.read_bytes()).text, BASE.name, AFTER), len(rows))
     for row, (again, text, data) in zip(rows, made, strict=True):
@@ -220,7 +224,7 @@ def test_written_files_decode_to_the_generated_text(generated) -> None:  # type:
         assert decode(data).text == text
 
 
-def test_generation_is_deterministic_and_reuses_its_manifest(generated, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_generation_is_deterministic_and_reuses_its_manifest(generated: Generated, tmp_path: Path) -> None:
     rows, _, dest = generated
     again = benchgen.generate(BASE, tmp_path, AFTER, count=2)
     assert again == rows[:2]

@@ -41,7 +41,7 @@ def three(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return raw, out
 
 
-def test_a_thinned_chain_is_compared_rule_by_rule_and_nothing_of_the_users_changes(three) -> None:  # type: ignore[no-untyped-def]
+def test_a_thinned_chain_is_compared_rule_by_rule_and_nothing_of_the_users_changes(three: tuple[Path, Path]) -> None:
     raw, out = three
     with (out / "sources.csv").open(encoding="utf-8", newline="") as fh:
         ids = {r["path"]: r["source_id"] for r in csv.DictReader(fh)}
@@ -66,7 +66,7 @@ def test_a_thinned_chain_is_compared_rule_by_rule_and_nothing_of_the_users_chang
     assert int(counted[1]) == rules > 4000
 
 
-def test_thinning_refuses_a_dataset_its_raw_folder_did_not_make(three, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_thinning_refuses_a_dataset_its_raw_folder_did_not_make(three: tuple[Path, Path], tmp_path: Path) -> None:
     raw, out = three
     runner = CliRunner()
     result = runner.invoke(main, ["lineage-stability", str(tmp_path), str(out)])
@@ -91,7 +91,8 @@ def test_thinning_needs_three_releases(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "has 1 official release: thinning needs three or more" in result.output
 
 
-def test_ctrl_c_exits_130_and_leaves_no_thinned_run_behind(three, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_ctrl_c_exits_130_and_leaves_no_thinned_run_behind(three: tuple[Path, Path],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     raw, out = three
     before = (_tree(raw), _tree(out))
     folders: list[Path] = []
