@@ -16,20 +16,18 @@ from __future__ import annotations
 
 from pipeline.changes import KINDS, Change, Line, Span
 from pipeline.changes import compare as compare_rules
+from pipeline.numbers import sort_key
 from pipeline.site.data import Dataset, Version
 
-__all__ = ["KINDS", "Change", "compare", "number_order", "presence"]
+__all__ = ["KINDS", "Change", "compare", "document_order", "presence"]
 
 
-def number_order(number: str) -> tuple[int, int, str]:
-    """Sort key of a rule number: section, rule, then the letters.
-
-    >>> sorted(["702.10", "702.9b", "702.9"], key=number_order)
-    ['702.9', '702.9b', '702.10']
-    """
-    head, _, tail = number.partition(".")
-    digits = "".join(ch for ch in tail if ch.isdigit())
-    return (int("".join(ch for ch in head if ch.isdigit()) or 0), int(digits or -1), tail.lstrip("0123456789 "))
+def document_order(c: Change) -> tuple[tuple[int, int, int, str], tuple[int, int, int, str]]:
+    """Where a change stands on a change page: by its number in the newer source (for
+    a merge, the rule it went into; else its number in the older), then by its number
+    in the older, both in document order (``pipeline.numbers.sort_key``: 704.5z before
+    704.5aa, as ``diff`` orders them). ``compare.js`` orders its changes the same way."""
+    return (sort_key(c.new_number or c.other_number or c.old_number), sort_key(c.old_number))
 
 
 def presence(ds: Dataset) -> dict[str, dict[str, Version]]:
@@ -60,5 +58,4 @@ def compare(ds: Dataset, old_id: str, new_id: str, have: dict[str, dict[str, Ver
 
     span = Span(date.get(old_id, ""), date.get(new_id, ""), whole, placed)
     changes = compare_rules(dict.fromkeys([*new, *old]), old.get, new.get, line, span)
-    return sorted(changes, key=lambda c: (number_order(c.new_number or c.other_number or c.old_number),
-                                          number_order(c.old_number)))
+    return sorted(changes, key=document_order)

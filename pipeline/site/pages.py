@@ -16,10 +16,11 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup, escape
 
+from pipeline.numbers import sort_key
 from pipeline.publish.notice import FAN_CONTENT_POLICY, NOTICE
 from pipeline.site import report as sitereport
 from pipeline.site import scripts as sitescripts
-from pipeline.site.changes import KINDS, Change, number_order
+from pipeline.site.changes import KINDS, Change
 from pipeline.site.chart import Mark, timeline
 from pipeline.site.data import Dataset, Lineage, Source, anchor, slug
 from pipeline.site.html import Resolver, TermIndex, Terms, diff_html, linkify, script_json
@@ -269,7 +270,7 @@ class Pages(SiteIndex):
             new={"file": f"../{release_file(new_id)}", "label": label(new)},
             counts=[(k, counts[k]) for k in KINDS],
             groups=[{"section": s, "title": titles.get(s, ""), "changes": groups[s]}
-                    for s in sorted(groups, key=number_order)],
+                    for s in sorted(groups, key=sort_key)],
             prev_changes=f"../{changes_file(names[i - 1])}" if names[i - 1] in self.changes else "",
             next_changes=f"../{changes_file(names[i + 1])}" if i + 1 < len(names) else "",
         )

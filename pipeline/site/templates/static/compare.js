@@ -1,5 +1,5 @@
 /* Compare any two sources in the browser, matched through lineages, with the rules of
-   pipeline/site/changes.py (a test holds the two equal), and the word diff of wordops.js. Wordings are compared by the
+   pipeline.changes.compare as pipeline/site/changes.py applies it, in its order (a test holds the two equal), and the word diff of wordops.js. Wordings are compared by the
    number the site gave their folded form (pipeline.text.folded), not refolded here.
    Each source's rules are a plain script, data/<source>.js, loaded on demand, so this
    works from file:// too. Lineages are known by the names of their pages
@@ -16,10 +16,12 @@
   var countsTable = document.getElementById("compare-counts");
 
   function normNumber(n) { return n.replace(/ /g, "").replace(/\.+$/, ""); }
+  // Document order, as pipeline.numbers.sort_key: 704.5z before 704.5aa; what is no rule number, last.
   function numberOrder(n) {
-    var parts = n.split("."), head = parts[0], tail = parts.slice(1).join(".");
-    var digits = tail.replace(/\D/g, ""), letters = tail.replace(/^[\d ]+/, "");
-    return [parseInt(head.replace(/\D/g, "") || "0", 10), digits ? parseInt(digits, 10) : -1, letters];
+    var m = /^(\d{3})(?:\.(\d{0,3})([a-z]{0,2}))?$/.exec(normNumber(n));
+    if (!m) return [1000000, 0, 0, n];
+    var letters = m[3] || "";
+    return [parseInt(m[1], 10), m[2] ? parseInt(m[2], 10) : -1, letters.length, letters];
   }
   function cmp(a, b) {
     for (var i = 0; i < a.length; i++) { if (a[i] < b[i]) return -1; if (a[i] > b[i]) return 1; }
