@@ -6,19 +6,25 @@ hypothesis profiles.
 million-line file, frictionless over the full dataset, the browser, the generated
 lineages, stability, the wheel) and uses the quick ``default`` hypothesis profile;
 ``make check`` runs every test with the thorough ``ci`` profile
-(``HYPOTHESIS_PROFILE=ci``)."""
+(``HYPOTHESIS_PROFILE=ci``), in two pytest-xdist workers (``-n 2 --dist loadfile``:
+a file's tests in one worker, so a module's fixtures are made once). The session's
+costly folders (the bundled data published, its site, the small ones) are made once
+for the whole session all the same: the first worker to ask makes it, the other
+waits for it and reads it (``made_once``)."""
 
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from filelock import FileLock
 from hypothesis import settings
 
 from pipeline.cli import main
@@ -56,16 +62,77 @@ Table = Callable[[str], pd.DataFrame]
 """Reads one published table of the bundled data by name, every cell a string."""
 
 
+T = TypeVar("T")
+
+
+def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], T]) -> T:
+    """``make(folder)`` on a new folder ``name``, once for the whole session: what it
+    returns (paths into the folder, never to be changed). Under pytest-xdist the first
+    worker to ask makes it, holding a file lock in the folder the workers of the session
+    share, and leaves the value there pickled; the others wait for the lock and read it
+    (the documented pattern: ``getbasetemp().parent`` and ``filelock``)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return make(tmp_path_factory.mktemp(name))
+    shared = tmp_path_factory.getbasetemp().parent
+    value = shared / f"{name}.pickle"
+    with FileLock(shared / f"{name}.lock"):
+        if value.is_file():
+            with value.open("rb") as f:
+                made: T = pickle.load(f)
+            return made
+        made = make(tmp_path_factory.mktemp(name))  # in this worker's own folder, under the shared one
+        _write_pickle(value, made)
+        return made
+
+
+def _write_pickle(path: Path, value: object) -> None:
+    """``value`` pickled into ``path``, whole or not at all."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("wb") as f:
+        pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+    tmp.replace(path)
+
+
+class _PickledCorpus(Corpus):
+    """The bundled run's corpus in an xdist worker that did not make it: read from the
+    pickle the worker that made it left, when a test first reads a field (two tests
+    do: the worker that reads none never holds it)."""
+
+    def __init__(self, path: Path) -> None:  # no field: each is read on first use
+        self.__dict__["_pickle"] = path
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or "_pickle" not in self.__dict__:
+            raise AttributeError(name)
+        with self.__dict__.pop("_pickle").open("rb") as f:
+            self.__dict__.update(vars(pickle.load(f)))
+        return getattr(self, name)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _PickledCorpus, (self.__dict__["_pickle"],)
+
+
 @pytest.fixture(scope="session")
 def bundled(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Bundled:
     """The bundled data built once, and published by the real job into a temp folder.
     Every source is read anew (``full``); when a test of the session asks for
     ``bundled_cache``, the run keeps what it parsed and aligned in a cache for it."""
-    out = tmp_path_factory.mktemp("published") / "out"
     wanted = any("bundled_cache" in getattr(item, "fixturenames", ()) for item in request.session.items)
-    result = run_job(RAW, out, Settings(jobs=2), full=True, cache_dir=_cache_of(out) if wanted else None)
-    assert result.corpus is not None
-    return result.corpus, out
+    xdist = os.environ.get("PYTEST_XDIST_WORKER") is not None
+    corpus: list[Corpus] = []  # the maker's own corpus, when this worker makes it
+
+    def make(folder: Path) -> tuple[Corpus, Path]:
+        out = folder / "out"
+        result = run_job(RAW, out, Settings(jobs=2), full=True, cache_dir=_cache_of(out) if wanted else None)
+        assert result.corpus is not None
+        corpus.append(result.corpus)
+        if not xdist:
+            return result.corpus, out
+        _write_pickle(folder / "corpus.pickle", result.corpus)
+        return _PickledCorpus(folder / "corpus.pickle"), out
+
+    made, out = made_once(tmp_path_factory, "published", make)
+    return (corpus[0] if corpus else made), out
 
 
 def _cache_of(out: Path) -> Path:
@@ -105,7 +172,7 @@ def site(bundled: Bundled, tmp_path_factory: pytest.TempPathFactory) -> SiteResu
     from pipeline.site.build import build_site
 
     _, out = bundled
-    return build_site(out, tmp_path_factory.mktemp("site") / "site")
+    return made_once(tmp_path_factory, "site", lambda folder: build_site(out, folder / "site"))
 
 
 def copy_raw(names: list[str], raw: Path) -> Path:
@@ -145,7 +212,7 @@ def _copy_published(made: Path, out_name: str, tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def _small_published(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _publish_once(SMALL, tmp_path_factory.mktemp("small"), "raw", "out")
+    return made_once(tmp_path_factory, "small", lambda root: _publish_once(SMALL, root, "raw", "out"))
 
 
 @pytest.fixture
@@ -157,7 +224,7 @@ def published(_small_published: Path, small_raw: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def _light_published(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _publish_once(LIGHT, tmp_path_factory.mktemp("light"), "light-raw", "light")
+    return made_once(tmp_path_factory, "light", lambda root: _publish_once(LIGHT, root, "light-raw", "light"))
 
 
 @pytest.fixture
