@@ -34,12 +34,14 @@ browser:
 # the job on more than a few small files or read the full dataset again: every release
 # alone, the million-line file, frictionless on the full dataset, the site and the
 # browser, the generated lineages, stability, the wheel), hypothesis's quick profile.
-# make check: lint, then every test with the thorough profile: what CI runs.
+# make check: lint, then every test with the thorough profile: what CI runs, in two
+# pytest-xdist workers (a file's tests in one worker; the costly session folders made
+# once for both, see tests/conftest.py).
 test: $(STAMP)
 	HYPOTHESIS_PROFILE=default $(PY) -m pytest -q -m "not slow"
 
 check: lint browser
-	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q --durations=25
+	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q -n 2 --dist loadfile --durations=25
 
 lint: $(STAMP)
 	$(PY) -m ruff check pipeline tests
