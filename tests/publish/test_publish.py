@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from contextlib import closing
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -31,10 +32,12 @@ from pipeline.cli import main
 from pipeline.errors import InvalidOutput
 from pipeline.publish import emit
 from pipeline.publish import folder as publish
-from pipeline.publish.csv import Quoted, cell, cells
+from pipeline.publish.csv import Quoted, cell, cells, write_csv
 from pipeline.publish.datapackage import rules_schema, validate_rules_json
 from pipeline.publish.rows import COLUMNS
 from pipeline.publish.tables import TABLES
+from pipeline.records import Source
+from pipeline.run import Corpus
 from tests.conftest import RAW, ROOT, Bundled, examples
 
 METADATA = {"run.json", "changes.md"}  # describe the run itself, so they differ run to run
@@ -60,7 +63,11 @@ def test_rules_json_validates_against_the_shipped_schema(bundled: Bundled) -> No
     assert errors == []
 
 
-def _one_rule_doc(out: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+RuleDoc = tuple[dict[str, Any], dict[str, Any]]
+"""A rules.json document cut to one rule, and that rule (in the document)."""
+
+
+def _one_rule_doc(out: Path) -> RuleDoc:
     """The bundled rules.json cut to its first section and first rule, and that rule."""
     doc = json.loads((out / "rules.json").read_text("utf-8"))
     section = dict(doc["sections"][0], rules=[dict(doc["sections"][0]["rules"][0])])
@@ -68,7 +75,7 @@ def _one_rule_doc(out: Path) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def rules_json_doc(bundled):  # type: ignore[no-untyped-def]
+def rules_json_doc(bundled: Bundled) -> RuleDoc:
     return _one_rule_doc(bundled[1])
 
 
@@ -92,7 +99,7 @@ def test_the_runs_validator_refuses_a_wrong_number_and_names_where(bundled: Bund
 @example(number="408.f", line=1)
 @example(number="12", line=1)
 @example(number="702.", line=1)
-def test_the_runs_validator_agrees_with_draft_2020_12(rules_json_doc, number: str, line: int) -> None:  # type: ignore[no-untyped-def]
+def test_the_runs_validator_agrees_with_draft_2020_12(rules_json_doc: RuleDoc, number: str, line: int) -> None:
     """jsonschema-rs, which the run uses, and jsonschema's reference validator,
     which the other tests use, judge the same documents alike."""
     doc, rule = rules_json_doc
@@ -248,12 +255,12 @@ def test_failed_write_leaves_out_unchanged(small_raw: Path, tmp_path: Path, monk
     out = tmp_path / "out"
     assert _ingest(small_raw, out)[0] == 0
     before = _digests(out)
-    real = emit.write_csv
+    real = write_csv  # what emit calls
 
-    def full_disk(path, columns, rows, also=None):  # type: ignore[no-untyped-def]
+    def full_disk(path: Path, *rest: Any) -> tuple[int, str]:
         if path.name == "xrefs.csv":
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
-        return real(path, columns, rows, also)
+        return real(path, *rest)
 
     monkeypatch.setattr(emit, "write_csv", full_disk)
     code, output = _ingest(small_raw, out, "--full")
@@ -366,8 +373,6 @@ def _rules_rows(rows: list[tuple[str, str, str]]) -> list[tuple[object, ...]]:
 def test_changes_tell_a_re_traced_lineage_from_an_added_and_a_removed_rule(tmp_path: Path) -> None:
     """A run of new code on the same releases may follow a rule back another
     way (a new lineage_id): the rule was neither added nor removed nor moved."""
-    from types import SimpleNamespace
-
     from pipeline.job import changes
 
     ref = "cr-2026-08-07"
@@ -378,18 +383,17 @@ def test_changes_tell_a_re_traced_lineage_from_an_added_and_a_removed_rule(tmp_p
     new = _rules_rows([("500.5", "cr-1999:300.3", "As a step ends ..."),
                        ("500.5a", "cr-2026-01-16:500.5a", "Effects that last until end of combat ..."),
                        ("702.1", "cr-1999:502.1", "Flying.")])
-    corpus = SimpleNamespace(sources=[SimpleNamespace(source_id=ref, sha256="aa", status="ok", error="")],
-                             reference=ref)
-    text = changes(old, new, corpus)  # type: ignore[arg-type]
+    corpus = Corpus(sources=[Source(ref, f"{ref}.txt", "aa", 0)], elements=[], reference=ref)
+    text = changes(old, new, corpus)
     assert "## Rules whose lineage was re-traced (the same rule, a new lineage_id) (2)\n\n- 500.5\n- 500.5a" in text
     assert "Rules added" not in text and "Rules removed" not in text and "Rules moved" not in text
     # A new reference release: rules are matched by lineage (500.5's went to 500.5a), and a
     # number that is both added and removed is one rule followed back another way (702.1).
-    corpus.sources[0].sha256 = "bb"
+    corpus.sources[0] = replace(corpus.sources[0], sha256="bb")
     new = _rules_rows([("500.5", "cr-1999:300.4", "As a step ends ..."),
                        ("500.5a", "cr-1999:300.3", "Effects that last until end of combat ..."),
                        ("702.1", "cr-2009-07-11:702.1", "Flying.")])
-    text = changes(old, new, corpus)  # type: ignore[arg-type]
+    text = changes(old, new, corpus)
     assert "## Sources changed (1)" in text and "re-traced (the same rule, a new lineage_id) (1)\n\n- 702.1" in text
     assert "Rules added" not in text and "Rules removed" not in text
 
@@ -417,7 +421,7 @@ def test_a_signal_during_the_staging_folders_removal_waits_until_it_is_gone(tmp_
     try:
         with pytest.raises(KeyboardInterrupt), publish.staging(out) as staging:
             (staging / "rules.csv").write_text("number\n", encoding="utf-8")
-            monkeypatch.setattr(publish.shutil, "rmtree", rmtree)
+            monkeypatch.setattr(shutil, "rmtree", rmtree)  # the module publish.folder calls
             raise RuntimeError("a failed run")
     finally:
         other.set()
