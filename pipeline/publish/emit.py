@@ -19,10 +19,10 @@ from pipeline import workers
 from pipeline.publish import card, datasette, parquet
 from pipeline.publish import meta as self_description
 from pipeline.publish import sqlite as database
-from pipeline.publish.csv import CHUNK, Row, write_csv
+from pipeline.publish.csv import CHUNK, Columns, InColumns, Row, chunks, transpose, write_csv
 from pipeline.publish.datapackage import validate_rules_json
 from pipeline.publish.json import write_json
-from pipeline.publish.rows import CITED, COLUMNS, Built, cited_rows, rules_json, tables
+from pipeline.publish.rows import CITED, COLUMNS, Built, Ledger, cited_rows, rules_json, tables
 from pipeline.publish.tables import BY_NAME, TABLES
 
 RULES_JSON = "rules.json"
@@ -90,15 +90,18 @@ def _write(corpus: Built, out: Path) -> Written:
 def _write_table(out: Path, name: str, rows: Iterable[Row],
                  building: database.Building) -> list[tuple[str, int, str]]:
     """Write a table's CSV and Parquet files, and send its rows to the database:
-    each file's path relative to ``out``, rows and sha256."""
+    each file's path relative to ``out``, rows and sha256. The rows go as columns
+    (``CHUNK`` rows at a time), each taken apart once, for all three: the ledger's
+    straight from its elements (``Ledger``), the other tables' from their rows."""
     copy = parquet.Writer(out, BY_NAME[name])
     try:
-        def also(chunk: list[Row], ends: list[int]) -> None:
-            building.feed(name, chunk)
-            copy.write(chunk, ends)
+        def also(columns: Columns, ends: list[int]) -> None:
+            building.feed_columns(name, columns)
+            copy.write_columns(columns, ends)
 
+        pieces = rows.columns(CHUNK) if isinstance(rows, Ledger) else map(transpose, chunks(rows, CHUNK))
         file = f"{name}.csv"
-        count, digest = write_csv(out / file, COLUMNS[name], rows, also)
+        count, digest = write_csv(out / file, COLUMNS[name], InColumns(pieces), also)
         building.written(name)
         copied = copy.close()
     except BaseException:

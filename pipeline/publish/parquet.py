@@ -86,18 +86,25 @@ class Writer:
         self._file = pq.ParquetWriter(self._buffered, self._schema)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet")
         self._writing: Future[None] | None = None
-        self._block = 0  # the CSV block the rows of ``_rows`` end in
-        self._rows: list[Row] = []
+        self._block = 0  # the CSV block the rows of ``_columns`` end in
+        self._columns: list[list[Any]] = [[] for _ in table.columns]  # the rows of the batch being gathered
         self._batches: list[Any] = []  # the row group being gathered
 
     def write(self, rows: list[Row], ends: Sequence[int]) -> None:
         """More rows, and the byte offset in the CSV file where each one's line ends."""
-        start = 0
-        while start < len(rows):
+        if rows:
+            self.write_columns(list(zip(*rows, strict=True)), ends)
+
+    def write_columns(self, columns: Sequence[Sequence[Any]], ends: Sequence[int]) -> None:
+        """``write`` for rows given as columns (each the values of the same rows)."""
+        size, start = len(ends), 0
+        while start < size:
             # Rows whose line ends in the block ``_block`` (its newline, at end - 1).
             stop = bisect_right(ends, (self._block + 1) * BLOCK, lo=start)
-            self._rows += rows[start:stop]
-            if stop < len(rows):
+            whole = start == 0 and stop == size
+            for kept, column in zip(self._columns, columns, strict=True):
+                kept.extend(column if whole else column[start:stop])
+            if stop < size:
                 self._end_batch()
                 self._block = (ends[stop] - 1) // BLOCK
             start = stop
@@ -130,9 +137,9 @@ class Writer:
             _release()
 
     def _end_batch(self) -> None:
-        if self._rows:
-            self._batches.append(self._batch(self._rows))
-            self._rows = []
+        if self._columns[0]:
+            self._batches.append(self._batch(self._columns))
+            self._columns = [[] for _ in self._columns]
             if sum(b.num_rows for b in self._batches) >= ROW_GROUP:
                 self._end_group()
 
@@ -151,10 +158,9 @@ class Writer:
             writing, self._writing = self._writing, None
             writing.result()
 
-    def _batch(self, rows: list[Row]) -> Any:
+    def _batch(self, columns: list[list[Any]]) -> Any:
         import pyarrow as pa
 
-        columns = zip(*rows, strict=True)
         return pa.RecordBatch.from_arrays(
             [_array(kind, values, field.type) for kind, values, field in zip(self._kinds, columns, self._schema,
                                                                                strict=True)],
@@ -174,9 +180,30 @@ def _array(kind: str, values: Sequence[Any], type_: Any) -> Any:
         array = pa.array(values, type=type_)
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # an empty string for a number, or a number for a string
         array = pa.array([_value(kind, v) for v in values], type=type_)
-    if kind == "string" and pc.any(pc.equal(array, "")).as_py():
-        array = pc.if_else(pc.equal(array, ""), pa.scalar(None, type_), array)
+    if kind == "string":
+        return _empty_as_null(array)
     return array
+
+
+def _empty_as_null(array: Any) -> Any:
+    """A string array with its empty strings null: the same offsets and bytes
+    under a validity bitmap that leaves them out (no copy of the text, as
+    ``pc.if_else`` made).
+
+    >>> import pyarrow as pa
+    >>> _empty_as_null(pa.array(["a", "", None, "b"], type=pa.large_string())).to_pylist()
+    ['a', None, None, 'b']
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    valid = pc.fill_null(pc.not_equal(array, ""), False)
+    if valid.false_count == array.null_count:  # no empty string
+        return array
+    if array.offset:  # a slice: its bitmap would have to start where it does
+        return pc.if_else(valid, array, pa.scalar(None, array.type))
+    return pa.Array.from_buffers(array.type, len(array), [valid.buffers()[1], *array.buffers()[1:]],
+                                 offset=array.offset)
 
 
 def _value(kind: str, value: Any) -> Any:

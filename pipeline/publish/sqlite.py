@@ -31,7 +31,7 @@ import queue
 import signal
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,13 @@ def _create(table: Table) -> str:
     for col, ref, ref_col in table.foreign_keys:
         cols.append(f'FOREIGN KEY ("{col}") REFERENCES "{ref}" ("{ref_col}")')
     return f'CREATE TABLE "{table.name}" ({", ".join(cols)})'
+
+
+class Columns(list[Sequence[object]]):
+    """Rows sent as columns (``Building.feed_columns``)."""
+
+
+Sent = list[Row] | Columns  # a table's rows as sent to the database process
 
 
 class Building:
@@ -77,7 +84,7 @@ class Building:
         try:
             writer.close()
             rows_in.close()
-            self._queue: queue.SimpleQueue[tuple[str, list[Row] | None] | None] = queue.SimpleQueue()
+            self._queue: queue.SimpleQueue[tuple[str, Sent | None] | None] = queue.SimpleQueue()
             self._gone = False
             self._sender = threading.Thread(target=self._send, name="database-rows", daemon=True)
             self._sender.start()
@@ -91,11 +98,16 @@ class Building:
         """Rows of ``table``, in its column order."""
         self._put((table, rows))
 
+    def feed_columns(self, table: str, columns: list[Sequence[object]]) -> None:
+        """Rows of ``table`` given as its columns, in its column order: that
+        process makes the rows of them, not the job."""
+        self._put((table, Columns(columns)))
+
     def written(self, table: str) -> None:
         """``table`` is complete."""
         self._put((table, None))
 
-    def _put(self, item: tuple[str, list[Row] | None] | None) -> None:
+    def _put(self, item: tuple[str, Sent | None] | None) -> None:
         if not self._gone:  # else the process has gone: ``wait`` says why
             self._queue.put(item)
 
@@ -177,18 +189,18 @@ def build_aside(path: Path, reference: str, meta: Meta | None = None) -> Buildin
 class _Fed(Mapping[str, Iterable[Row]]):
     """The rows of each table as the job sends them (``Building.feed``), in the order of ``TABLES``."""
 
-    def __init__(self, rows_in: Any, first: tuple[str, list[Row] | None]) -> None:
+    def __init__(self, rows_in: Any, first: tuple[str, Sent | None]) -> None:
         self.rows_in = rows_in
-        self._first: tuple[str, list[Row] | None] | None = first  # received before the file was made
+        self._first: tuple[str, Sent | None] | None = first  # received before the file was made
 
     def __getitem__(self, name: str) -> Iterable[Row]:
         return self._rows(name)
 
-    def _next(self) -> tuple[str, list[Row] | None]:
+    def _next(self) -> tuple[str, Sent | None]:
         if self._first is not None:
             first, self._first = self._first, None
             return first
-        item: tuple[str, list[Row] | None] = self.rows_in.recv()  # EOFError if the job went: this process ends too
+        item: tuple[str, Sent | None] = self.rows_in.recv()  # EOFError if the job went: this process ends too
         return item
 
     def _rows(self, name: str) -> Iterator[Row]:
@@ -198,7 +210,7 @@ class _Fed(Mapping[str, Iterable[Row]]):
                 raise ValueError(f"rows of {table} came where those of {name} were due")
             if rows is None:
                 return
-            yield from rows
+            yield from zip(*rows, strict=True) if isinstance(rows, Columns) else rows
 
     def __iter__(self) -> Iterator[str]:
         return (table.name for table in TABLES)
