@@ -44,14 +44,16 @@ def base_vocabulary() -> frozenset[str]:
 
 
 def word_counts(texts: Iterable[str]) -> Counter[str]:
-    """Lower-cased word counts of ``texts``.
+    """Lower-cased word counts of ``texts``, each distinct text read once and its
+    words counted as often as it occurs (the releases repeat most wordings).
 
-    >>> word_counts(["Untap the untap step"])["untap"]
-    2
+    >>> word_counts(["Untap the untap step", "Untap the untap step"])["untap"]
+    4
     """
     counts: Counter[str] = Counter()
-    for text in texts:
-        counts.update(w.lower() for w in _WORD.findall(text))
+    for text, times in Counter(texts).items():
+        found = Counter(map(str.lower, _WORD.findall(text)))
+        counts.update({word: n * times for word, n in found.items()} if times > 1 else found)
     return counts
 
 
