@@ -268,6 +268,7 @@ def run_scale(label: str, corpus: Path, files: list[Path], generated: list[Path]
     if "failed" not in row["cold"]:
         if made and len(generated) <= MAX_CHECKED:
             row["lineages"] = check_generated(out, made)
+        row["wordings"] = wordings(out)
         print(f"{label}: {row['cold']['seconds']:.1f} s; cached re-run", file=sys.stderr, flush=True)
         row["cached"] = run_child(["bench-job", str(raw), str(out), str(cache)], cap_mb, timeout)
         if incremental is not None:
@@ -283,6 +284,16 @@ def run_scale(label: str, corpus: Path, files: list[Path], generated: list[Path]
     shutil.rmtree(out, ignore_errors=True)  # the outputs of 900 MB are large; the inputs are links
     shutil.rmtree(cache, ignore_errors=True)
     return row
+
+
+def wordings(out: Path) -> dict[str, int]:
+    """The elements of a published ledger, and the distinct wordings among them (their
+    cleaned ``text``): the work that depends only on a wording need be done that often."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    text = pq.read_table(out / "parquet" / "elements.parquet", columns=["text"])["text"]
+    return {"elements": len(text), "distinct": int(pc.count_distinct(text, mode="all").as_py())}
 
 
 # The user's queries, each timed as a whole process (its interpreter's start included),
@@ -483,6 +494,20 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None = None) -> str:
         if _ok(row):
             rates = [row["mb"] / v if v else None for v in stage_seconds(row["cold"])]
             lines.append(f"{row['scale']:>5} " + " ".join(_cell(v, ".1f", 7) for v in rates))
+    counted = [r for r in rows if _ok(r) and r.get("wordings", {}).get("distinct")]
+    if counted:
+        lines += ["", f"{'scale':>5} {'elements':>9} {'wordings':>9} {'share':>6}  µs per "
+                      + " ".join(f"{s:>7}" for s in STAGES)]
+    for row in counted:
+        n, d = row["wordings"]["elements"], row["wordings"]["distinct"]
+        seconds = stage_seconds(row["cold"])
+        for i, (unit, count) in enumerate((("element", n), ("wording", d))):
+            head = f"{row['scale']:>5} {n:>9} {d:>9} {d / n:>6.1%}" if i == 0 else " " * 32
+            lines.append(f"{head}  {unit:<7} " + " ".join(_cell(v * 1e6 / count if v else None, ".1f", 7)
+                                                           for v in seconds))
+    if counted:
+        lines.append("(wordings: the distinct cleaned texts among the elements; each stage's seconds, as above,"
+                     " per element and per wording)")
     lines += ["", f"{'scale':>5} {'line scan s':>11} {'MB/s':>6} {'Lark s':>7} {'MB/s':>6}"
                   f" {'parse/Lark':>10} {'job/scan':>8}"]
     for row in rows:
