@@ -172,7 +172,7 @@ def pool(jobs: int, fresh: bool = False) -> Iterator[ProcessPoolExecutor]:
 
 def stop(executor: ProcessPoolExecutor) -> None:
     """Drop a pool's queued work and kill its workers, in the middle of their tasks."""
-    running = _workers_of(executor)  # shutdown forgets them, and these
+    running = processes_of(executor)  # shutdown forgets them, and these
     results = getattr(executor, "_result_queue", None)
     manager = getattr(executor, "_executor_manager_thread", None)
     executor.shutdown(wait=False, cancel_futures=True)
@@ -192,7 +192,7 @@ def stop(executor: ProcessPoolExecutor) -> None:
         manager.join(timeout=MANAGER_JOIN_SECONDS)
 
 
-def _workers_of(executor: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
+def processes_of(executor: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
     """The pool's worker processes, to be stopped at once, in the middle of their
     tasks, when the run is over: waiting for them kept a Ctrl-C during alignment
     waiting for seconds, and left them running after the job had gone. They write

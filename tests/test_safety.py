@@ -985,9 +985,9 @@ try:
             futures = [executor.submit(bytes, 200_000_000) for _ in range(40)]
         else:
             futures = [executor.submit(time.sleep, 3600) for _ in range(4)]
-        while len(workers._workers_of(executor)) < 2:
+        while len(workers.processes_of(executor)) < 2:
             time.sleep(0.05)
-        print(" ".join(str(p.pid) for p in workers._workers_of(executor)), flush=True)
+        print(" ".join(str(p.pid) for p in workers.processes_of(executor)), flush=True)
         time.sleep(0.5)
         raise KeyboardInterrupt
 except KeyboardInterrupt:
@@ -1028,7 +1028,6 @@ _AHEAD_INTERRUPTED = """
 import sys, time
 from pathlib import Path
 from typing import Any
-from pipeline import workers
 from pipeline.lineage import chain as lineage
 from pipeline.ingest.read import Settings, read_source
 raw = Path("raw")
@@ -1038,9 +1037,9 @@ try:
     with lineage.Ahead(2, None) as ahead:
         for src, els in releases:  # the July 2009 renumbering first: seconds to align
             ahead.add(src.source_id, els)
-        while len(workers._workers_of(ahead._executor)) < 2:
+        while len(ahead.processes()) < 2:
             time.sleep(0.05)
-        print(" ".join(str(p.pid) for p in workers._workers_of(ahead._executor)), flush=True)
+        print(" ".join(str(p.pid) for p in ahead.processes()), flush=True)
         time.sleep(0.3)
         raise KeyboardInterrupt  # as a Ctrl-C while the main process still cleans
 except KeyboardInterrupt:

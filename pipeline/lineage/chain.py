@@ -4,20 +4,21 @@
 a rule's lineage is the chain of its pairs, ended (removed or merged) where a
 step leaves it unpaired, split from another where a step says so; its
 canonical number is where it is in the newest release. The steps are
-independent: aligned in a process pool (``_steps``), ahead of time while the
+independent: aligned in a process pool (``align_steps``), ahead of time while the
 sources are being cleaned (``Ahead``), or read from the step cache. Each
 section's number is followed to the newest release as well
-(``_section_chain``).
+(``section_chain``).
 """
 
 from __future__ import annotations
 
+import multiprocessing.process
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 
 from pipeline import workers
 from pipeline.cache import SourceCache
@@ -53,7 +54,7 @@ def follow(releases: Sequence[tuple[Source, Sequence[Element]]], jobs: int = 1,
     ``ahead`` when it aligned them while the sources were being cleaned."""
     out = Lineages(releases=[s.source_id for s, _ in releases])
     built = [ahead.built(s.source_id, els) if ahead else Release.build(s.source_id, els) for s, els in releases]
-    steps = _steps(built, jobs, cache, out.step_keys, ahead)
+    steps = align_steps(built, jobs, cache, out.step_keys, ahead)
     ids: list[list[str]] = []
     for k, rel in enumerate(built):
         if k == 0:
@@ -91,11 +92,11 @@ def follow(releases: Sequence[tuple[Source, Sequence[Element]]], jobs: int = 1,
         for j, lid in enumerate(ids[-1]):
             out.lineages[lid].canonical_number = newest.numbers[j]
         _weakest_steps(out, built, ids, steps)
-        _section_chain(out, built, steps)
+        section_chain(out, built, steps)
     return out
 
 
-def _steps(built: Sequence[Release], jobs: int, cache: SourceCache | None, used: list[str],
+def align_steps(built: Sequence[Release], jobs: int, cache: SourceCache | None, used: list[str],
            ahead: Ahead | None = None) -> list[Step]:
     """``align_pair`` of each release with the next, in order; the cache keys
     of the steps go to ``used``."""
@@ -128,7 +129,7 @@ class Ahead:
     """Steps aligned ahead: each release, once cleaned, is sent to a pool of
     ``jobs`` workers to be aligned with the release before it, while the main
     process cleans the rest (cleaning is the main process's alone, and would
-    leave the second core idle). ``_steps`` then takes the steps it needs; one
+    leave the second core idle). ``align_steps`` then takes the steps it needs; one
     it needs but was not aligned ahead (a release the checks after cleaning
     took out of the chain leaves a gap) is aligned then. A step already in the
     cache is not aligned ahead. A context manager: the pool ends with it."""
@@ -163,7 +164,7 @@ class Ahead:
         if before is None or self.jobs <= 1:
             return
         if self.cache and self.cache.has(self.cache.step_key(before.digest(), rel.digest())):
-            return  # read from the cache by _steps (a damaged entry is aligned then)
+            return  # read from the cache by align_steps (a damaged entry is aligned then)
         if self._executor is None:
             self._executor = self._stack.enter_context(workers.pool(self.jobs, fresh=True))
         self._futures[before.digest(), rel.digest()] = self._executor.submit(align_pair, before.light(), rel.light())
@@ -172,6 +173,20 @@ class Ahead:
         """The release ``add`` built from these very elements, else a new one."""
         found = self._releases.get(source_id)
         return found[1] if found and found[0] is elements else Release.build(source_id, elements)
+
+    @property
+    def pending(self) -> Mapping[tuple[str, str], Future[Step]]:
+        """The steps aligned ahead and not yet taken, by the digests of their two releases."""
+        return MappingProxyType(self._futures)
+
+    @property
+    def held(self) -> int:
+        """How many releases it holds (with their elements) for ``built``."""
+        return len(self._releases)
+
+    def processes(self) -> list[multiprocessing.process.BaseProcess]:
+        """Its pool's worker processes; none before a step was sent to be aligned ahead."""
+        return workers.processes_of(self._executor) if self._executor is not None else []
 
     def take(self, a: Release, b: Release) -> Step | None:
         """The step from ``a`` to ``b``, if it was aligned ahead (waits for it)."""
@@ -204,7 +219,7 @@ def _weakest_steps(out: Lineages, built: list[Release], ids: list[list[str]], st
             ahead[lid] = out.score[rel.source_id, rel.rules[i].line_start]
 
 
-def _section_chain(out: Lineages, built: list[Release], steps: list[Step]) -> None:
+def section_chain(out: Lineages, built: list[Release], steps: list[Step]) -> None:
     """Each release's section numbers followed to the newest release. A
     section whose chain leads to one of another title is the newest
     release's one section of its own title, if there is one (and so are the

@@ -1,6 +1,6 @@
 """Pairs by context: where a rule stood, and which section became which.
 
-Sections paired by title (``_sections_by_title``) or by where their rules
+Sections paired by title (``sections_by_title``) or by where their rules
 went (``_vote_sections``, ``_where_siblings_went``); the runs between the
 identical rules that keep their order (``_ordered``, ``_gaps``); and the pass
 that pairs what is left, most likely first, a wording's similarity weighed by
@@ -44,7 +44,7 @@ from pipeline.lineage.thresholds import (
 )
 
 
-def _sections_by_title(a: Release, b: Release) -> dict[str, str]:
+def sections_by_title(a: Release, b: Release) -> dict[str, str]:
     """Sections paired by title (or by a rename the newer glossary records). A
     title several sections share ("General" opens each chapter) pairs within
     the chapter of the same title: July 2009's chapter 3 Turn Structure became

@@ -125,19 +125,19 @@ def similarity(a: Sequence[str], b: Sequence[str], cutoff: float) -> tuple[np.nd
         return empty, empty.copy()
     workers = -1 if len(a) * len(b) > 4000 else 1
     straight = process.cdist(a, b, scorer=fuzz.ratio, dtype=np.float32, workers=workers)
-    subset = process.cdist(_word_sets(a), _word_sets(b), scorer=fuzz.token_set_ratio, dtype=np.float32,
+    subset = process.cdist(word_sets(a), word_sets(b), scorer=fuzz.token_set_ratio, dtype=np.float32,
                            workers=workers)
     matrix = np.maximum(straight, subset * SUBSET_WEIGHT)
     matrix[matrix < cutoff] = 0.0
     return straight, matrix
 
 
-def _word_sets(texts: Sequence[str]) -> list[str]:
+def word_sets(texts: Sequence[str]) -> list[str]:
     """Each text's distinct words, sorted, as ``fuzz.token_set_ratio`` takes
     them apart: the same scores, the words taken apart once for each text
     rather than once for each pair (a third of its time).
 
-    >>> _word_sets(["the cat saw the dog"])
+    >>> word_sets(["the cat saw the dog"])
     ['cat dog saw the']
     """
     return [" ".join(sorted(set(t.split()))) for t in texts]

@@ -5,7 +5,7 @@ An old and a new rule that share an example no other rule has
 continues another (``_examples_went_with``), the few rules left of a section
 rewritten in place (``_leftovers_in_place``, ``_leftovers_where_it_went``), a
 rule that moved with its neighbour (``_moved_with_its_block``), and a keyword's
-definition (``_keyword_defined``).
+definition (``keyword_defined``).
 """
 
 from __future__ import annotations
@@ -197,7 +197,7 @@ def _moved_with_its_block(a: Release, b: Release, step: Step) -> None:
                     break
 
 
-def _keyword_defined(a: Release, b: Release, step: Step) -> None:
+def keyword_defined(a: Release, b: Release, step: Step) -> None:
     """A keyword's definition goes on in its definition, however rewritten: the
     one rule left over that opens "<keyword> is" in the keyword sections paired
     with a section, and the one new rule left over that opens so in it, are one

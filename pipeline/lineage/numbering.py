@@ -210,7 +210,7 @@ def _release(src: Source, els: Sequence[Element], lines: Lineages, newest: Newes
         lid = of_element.get((sid, el.line_start), "")
         return lineages[lid].canonical_number if lid else ""
 
-    twice = _sections_by_their_rules(els, now)
+    twice = sections_by_their_rules(els, now)
     out, rows = [], []
     for el in els:
         kind, written = el.kind, el.number_as_written
@@ -231,7 +231,7 @@ def _release(src: Source, els: Sequence[Element], lines: Lineages, newest: Newes
     return out, rows
 
 
-def _sections_by_their_rules(els: Sequence[Element], current: Callable[[Element], str]) -> dict[int, str]:
+def sections_by_their_rules(els: Sequence[Element], current: Callable[[Element], str]) -> dict[int, str]:
     """Sections whose number the release uses twice (cr-2024-09-20 numbers both
     Offspring and Impending 702.175), by line: each is where most of its own
     rules are now (Impending's 702.175a is 702.176a), or nothing if none of

@@ -2,8 +2,8 @@
 
 A rule left over whose opening opens a new rule word for word
 (``_opening_goes_on``), also in the terms July 2009 renamed
-(``_opening_over_piece``); a new rule under a kept number that opens with what
-an old rule said in other words (``_kept_number_opens``); and a subrule paired
+(``opening_over_piece``); a new rule under a kept number that opens with what
+an old rule said in other words (``kept_number_opens``); and a subrule paired
 with a rule that opens as its own rule did, which goes on there
 (``_parent_opens``).
 """
@@ -33,7 +33,7 @@ def _opening_goes_on(a: Release, b: Release, step: Step) -> None:
     more, unique in both releases) opens a new rule word for word takes that
     rule from the rule paired with it, if that one neither kept its number nor
     opened so (it was merged in after the opening; it is left over for
-    ``_splits_and_merges``): 2003's 214.9d ("the basic land types are plains,
+    ``splits_and_merges``): 2003's 214.9d ("the basic land types are plains,
     island, swamp, mountain, and forest. ...") is 212.6d, which opens so and
     took in 214.9e's mana-ability sentence, closer to it word for word. A rule
     that kept its number keeps it (2016's transform 701.25a took in 701.25b's
@@ -81,7 +81,7 @@ def _in_new_terms(text: str) -> str:
     return text
 
 
-def _opening_over_piece(a: Release, b: Release, step: Step) -> None:
+def opening_over_piece(a: Release, b: Release, step: Step) -> None:
     """A rule paired with a new rule that does not open as it did (nor kept its
     number, where numbers were kept) goes on instead in a new rule still free
     that opens with its first sentence word for word (``MIN_OPENING_WORDS``
@@ -120,11 +120,11 @@ def _opening_over_piece(a: Release, b: Release, step: Step) -> None:
         step.split_from[j] = i
 
 
-def _kept_number_opens(a: Release, b: Release, step: Step) -> None:
+def kept_number_opens(a: Release, b: Release, step: Step) -> None:
     """A rule left over whose number a new rule kept goes on there when that
     rule opens with what it said, in other words, and only then holds the rule
     paired with it (which had another number: it was merged in after the
-    opening, and is left over for ``_splits_and_merges``). 2022's coin-flip
+    opening, and is left over for ``splits_and_merges``). 2022's coin-flip
     705.2 ("... cares only whether the coin comes up heads or tails ... no
     player wins or loses this kind of flip") is 705.2, which opens "some
     effects ... care only about whether the coin comes up heads or tails. no

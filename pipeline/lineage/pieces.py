@@ -4,7 +4,7 @@ A rule goes on in the whole, not in a piece cut from it (``_cut_into_a_list``,
 ``_whole_before_piece``, ``_whole_before_part``); an old rule whose words stand
 inside a neighbour that continues another lineage was merged there
 (``_absorbed``); and, once pairing is done, the new rules cut from an old one
-and the old ones taken into a new one are recorded (``_splits_and_merges``:
+and the old ones taken into a new one are recorded (``splits_and_merges``:
 ``Step.split_from``, ``Step.merged_into``).
 """
 
@@ -131,7 +131,7 @@ def _whole_before_piece(a: Release, b: Release, step: Step) -> None:
             k = best[1]
             free[b.sections_of[k]].remove(k)
             _pair(step, i, k, _likeness(old, b.keys[k]))
-            step.split_from[j] = i  # however far from the whole (``_splits_and_merges`` looks ``NEAR`` only)
+            step.split_from[j] = i  # however far from the whole (``splits_and_merges`` looks ``NEAR`` only)
 
 
 def _whole_before_part(a: Release, b: Release, step: Step) -> None:
@@ -194,7 +194,7 @@ def _absorbed(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
             step.merged_into[i] = near[best]
 
 
-def _splits_and_merges(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
+def splits_and_merges(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
     """New rules cut from an old one that continued, old ones absorbed by a new
     one. A piece split off stands near the rule it came from, and a rule merged
     away stood near the one that absorbed it: the candidates are the partners

@@ -87,7 +87,7 @@ def _closest_letters(a: Release, b: Release, step: Step, subjects: Subjects, ali
     colour-identity mana rule 903.9 is not the new generic-mana rule 106.10)."""
     rows, cols = _left_over(a, b, step)
     ratio = alike(rows, cols)[0]
-    for r, c in _each_others_best(ratio, lambda top, second: top >= MIN_CLOSEST and top - second >= CLOSEST_MARGIN):
+    for r, c in each_others_best(ratio, lambda top, second: top >= MIN_CLOSEST and top - second >= CLOSEST_MARGIN):
         i, j = rows[r], cols[c]
         if subjects.same(a.keys[i], b.keys[j]):
             _pair(step, i, j, _likeness(a.keys[i], b.keys[j]))
@@ -110,7 +110,7 @@ def _closest_rare_words(a: Release, b: Release, step: Step, subjects: Subjects) 
     rows, cols = _left_over(a, b, step)
     cosines = _rare_word_cosines([a.keys[i] for i in rows], [b.keys[j] for j in cols], a.keys + b.keys)
     votes = _votes(a, b, step)
-    for r, c in _each_others_best(
+    for r, c in each_others_best(
             cosines, lambda top, second: top >= MIN_RARE_WORDS_COSINE and top >= RARE_WORDS_LEAD * second):
         i, j = rows[r], cols[c]
         placed = step.sections.get(a.sections_of[i]) == b.sections_of[j] or b.sections_of[j] in votes[a.sections_of[i]]
@@ -140,7 +140,7 @@ def _only_child_left(a: Release, b: Release, step: Step, subjects: Subjects) -> 
             _pair(step, olds[0], news[0], _likeness(a.keys[olds[0]], b.keys[news[0]]))
 
 
-def _each_others_best(scores: np.ndarray, clear: Callable[[float, float], bool]) -> list[tuple[int, int]]:
+def each_others_best(scores: np.ndarray, clear: Callable[[float, float], bool]) -> list[tuple[int, int]]:
     """The cells of ``scores`` best in their row and their column, where ``clear``
     holds of that score and the next best in either (none with fewer than 2 of
     either: with one rule on a side, nothing says how far ahead it is)."""

@@ -68,24 +68,24 @@ and the helpers they share, in ``evidence``; their constants in ``thresholds``.
 
 from __future__ import annotations
 
-from pipeline.lineage.context import _by_context, _sections_by_title, _vote_sections
+from pipeline.lineage.context import _by_context, _vote_sections, sections_by_title
 from pipeline.lineage.evidence import Release, Step, Subjects, _Alike, _numbering_kept
 from pipeline.lineage.identical import _cited_as, _identical
 from pipeline.lineage.kept_numbers import _kept_heads, _same_number, _split_into_subrules
 from pipeline.lineage.leftovers import (
     _examples_went_with,
-    _keyword_defined,
     _leftovers_in_place,
     _moved_with_its_block,
     _same_examples,
+    keyword_defined,
 )
-from pipeline.lineage.openings import _kept_number_opens, _opening_goes_on, _opening_over_piece, _parent_opens
+from pipeline.lineage.openings import _opening_goes_on, _parent_opens, kept_number_opens, opening_over_piece
 from pipeline.lineage.pieces import (
     _absorbed,
     _cut_into_a_list,
-    _splits_and_merges,
     _whole_before_part,
     _whole_before_piece,
+    splits_and_merges,
 )
 from pipeline.lineage.renumbered import _closest_letters, _closest_openings, _closest_rare_words, _only_child_left
 from pipeline.lineage.whereabouts import _went_to
@@ -94,7 +94,7 @@ from pipeline.lineage.whereabouts import _went_to
 def align_pair(a: Release, b: Release) -> Step:
     """Match the rules of release ``a`` with those of its successor ``b``."""
     step = Step()
-    step.sections = _sections_by_title(a, b)
+    step.sections = sections_by_title(a, b)
     subjects = Subjects.of(a, b)
     alike = _Alike(a, b, subjects)
     _identical(a, b, step)
@@ -112,14 +112,14 @@ def align_pair(a: Release, b: Release) -> Step:
     _leftovers_in_place(a, b, step, subjects)
     _same_number(a, b, step, subjects)
     _moved_with_its_block(a, b, step)
-    _keyword_defined(a, b, step)
+    keyword_defined(a, b, step)
     _opening_goes_on(a, b, step)
-    _opening_over_piece(a, b, step)
-    _kept_number_opens(a, b, step)
+    opening_over_piece(a, b, step)
+    kept_number_opens(a, b, step)
     _cut_into_a_list(a, b, step)
     _whole_before_piece(a, b, step)
     _whole_before_part(a, b, step)
-    _splits_and_merges(a, b, step, subjects)
+    splits_and_merges(a, b, step, subjects)
     if not _numbering_kept(a, b, step):  # July 2009: numbers and sections say little of where a rule went
         _closest_openings(a, b, step, subjects)
         _closest_letters(a, b, step, subjects, alike)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 from rapidfuzz import fuzz
@@ -19,7 +20,7 @@ REFERENCE = "cr-2026-08-07"
 _SEE_RULE = re.compile(r"\brule ([57]0[12]\.\d+), [\"“](.+?)[.,]?[\"”]")
 
 
-def _keywords(glossary, source_id: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def _keywords(glossary: pd.DataFrame, source_id: str) -> dict[str, str]:
     """keyword (case-folded) -> section number, as the glossary of ``source_id`` names them."""
     rows = glossary[glossary.source_id == source_id]
     return {m.group(2).casefold(): m.group(1) for text in rows.text for m in _SEE_RULE.finditer(text)}
@@ -29,13 +30,13 @@ def _keywords(glossary, source_id: str) -> dict[str, str]:  # type: ignore[no-un
 MERGED = {"bands with other": "702.22"}  # now 702.22b, a special form of Banding
 
 
-def _reference_sections(elements) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def _reference_sections(elements: pd.DataFrame) -> dict[str, str]:
     """Title (case-folded) -> number of the reference's keyword sections."""
     rows = elements[(elements.source_id == REFERENCE) & (elements.kind == "section")]
     return {t.casefold(): n for t, n in zip(rows.text, rows.canonical_number, strict=True) if "." in n}
 
 
-def _renamed(glossary) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def _renamed(glossary: pd.DataFrame) -> dict[str, str]:
     """Obsolete keyword -> reference section, from the reference glossary ("Totem Armor (Obsolete)")."""
     rows = glossary[(glossary.source_id == REFERENCE) & glossary.term.str.endswith("(Obsolete)")]
     out = {}

@@ -22,7 +22,6 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline import workers
 from pipeline.cache import SourceCache
 from pipeline.cli import main
 from pipeline.corpus.clean import Vocabulary, clean
@@ -685,10 +684,10 @@ def test_two_definitions_for_one_keyword_section_are_neither_paired() -> None:
                           ("502.11", "Bands with other", [("502.11a", "Bands with other is a variant of banding.")])])
     new = release("new", [("702.21", "Banding", [("702.21a", "Banding is a static ability that modifies combat.")])])
     step = Step(sections={"502.10": "702.21", "502.11": "702.21"})
-    leftovers._keyword_defined(old, new, step)
+    leftovers.keyword_defined(old, new, step)
     assert step.pairs == {}
     step = Step(sections={"502.10": "702.21"})
-    leftovers._keyword_defined(old, new, step)
+    leftovers.keyword_defined(old, new, step)
     assert step.pairs == {0: 0}
 
 
@@ -796,21 +795,21 @@ def test_of_two_rules_gone_into_one_the_one_that_opens_it_goes_on() -> None:
         "Evasion abilities are cumulative."], ["500.3", "500.3a"]))
     step = Step(pairs={0: 0, 2: 1}, scores={0: 100.0, 2: 70.0}, merged_into={1: 1})
     step.sections = {"500": "500", "501": "500"}
-    openings._kept_number_opens(old, new, step)
+    openings.kept_number_opens(old, new, step)
     assert (step.pairs, step.merged_into) == ({0: 0, 1: 1}, {})  # 501.2 is left over ...
-    pieces._splits_and_merges(old, new, step, Subjects.of(old, new))
+    pieces.splits_and_merges(old, new, step, Subjects.of(old, new))
     assert step.merged_into == {2: 1}  # ... and merged in by the pass after
 
 
 @given(st.lists(st.lists(st.integers(0, 5), min_size=2, max_size=5), min_size=2, max_size=5)
        .filter(lambda rows: len({len(r) for r in rows}) == 1))
 def test_each_others_best_pairs_one_to_one_only_clear_winners(rows: list[list[int]]) -> None:
-    """``_each_others_best``: each cell it returns is the best of its row and of
+    """``each_others_best``: each cell it returns is the best of its row and of
     its column, no row or column twice, and a tie for the best is never clear."""
     import numpy as np
 
     scores = np.array(rows, dtype=np.float32)
-    found = renumbered._each_others_best(scores, lambda top, second: top > second)
+    found = renumbered.each_others_best(scores, lambda top, second: top > second)
     assert len({r for r, _ in found}) == len(found) == len({c for _, c in found})
     for r, c in found:
         others = [*np.delete(scores[r], c), *np.delete(scores[:, c], r)]
@@ -1673,8 +1672,8 @@ def test_resolve_what_a_trial_user_found(bundled: Bundled, tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("table", ["rule_history.csv", "sources.csv"])
-def test_trace_resolve_diff_refuse_a_table_changed_since_it_was_published(  # type: ignore[no-untyped-def]
-        bundled, tmp_path: Path, table: str) -> None:
+def test_trace_resolve_diff_refuse_a_table_changed_since_it_was_published(
+        bundled: Bundled, tmp_path: Path, table: str) -> None:
     """Cut short, rule_history.csv read whole: trace printed '0 versions' and diff
     called every rule added, with exit 0. The size run.json records is checked
     (the commands answer from rules.sqlite; the CSVs are checked as its sources)."""
@@ -1855,7 +1854,7 @@ def _same_steps(got: list[Step], want: list[Step]) -> bool:
 @pytest.mark.slow  # job runs
 def test_steps_aligned_ahead_are_the_steps_aligned_after() -> None:
     """Releases handed to Ahead as they are cleaned are aligned in its workers;
-    _steps takes those steps, and aligns then (here) a step it was not handed:
+    align_steps takes those steps, and aligns then (here) a step it was not handed:
     the release between was taken out of the chain after cleaning."""
     releases = _releases_of("cr-1999-04-23.txt", "cr-1999-11-01.txt", "cr-2001-09-24.txt", "cr-2002-10-07.txt")
     with chain.Ahead(2, None) as ahead:
@@ -1863,16 +1862,16 @@ def test_steps_aligned_ahead_are_the_steps_aligned_after() -> None:
             ahead.add(sid, els)
         built = [ahead.built(sid, els) for sid, els in releases]
         assert all(rel.rules for rel in built)  # the releases it built, elements and all
-        whole = chain._steps(built, 2, None, [], ahead)
-        assert not ahead._futures  # every step aligned ahead was taken
-    assert not ahead._releases  # nor does it keep the elements once it is over
+        whole = chain.align_steps(built, 2, None, [], ahead)
+        assert not ahead.pending  # every step aligned ahead was taken
+    assert not ahead.held  # nor does it keep the elements once it is over
     assert _same_steps(whole, [align_pair(a, b) for a, b in zip(built, built[1:], strict=False)])
     with chain.Ahead(2, None) as ahead:
         for sid, els in releases:
             ahead.add(sid, els)
         gap = [built[0], built[2], built[3]]  # cr-1999-11-01 left out
-        stepped = chain._steps(gap, 2, None, [], ahead)
-        assert set(ahead._futures) == {(built[0].digest(), built[1].digest()), (built[1].digest(), built[2].digest())}
+        stepped = chain.align_steps(gap, 2, None, [], ahead)
+        assert set(ahead.pending) == {(built[0].digest(), built[1].digest()), (built[1].digest(), built[2].digest())}
     assert _same_steps(stepped, [align_pair(built[0], built[2]), whole[2]])
 
 
@@ -1884,8 +1883,8 @@ def test_a_step_in_the_cache_is_not_aligned_ahead(tmp_path: Path) -> None:
     with chain.Ahead(2, cache) as ahead:
         for sid, els in releases:
             ahead.add(sid, els)
-        assert ahead._executor is None and not ahead._futures  # no pool was even started
-    # A damaged entry is not aligned ahead either, but aligned when _steps finds it unreadable.
+        assert not ahead.processes() and not ahead.pending  # no pool was even started
+    # A damaged entry is not aligned ahead either, but aligned when align_steps finds it unreadable.
     entry = tmp_path / f"{cache.step_key(a.digest(), b.digest())}.pickle"
     entry.write_bytes(b"not a pickle")
     with chain.Ahead(2, cache) as ahead:
@@ -1893,13 +1892,13 @@ def test_a_step_in_the_cache_is_not_aligned_ahead(tmp_path: Path) -> None:
         for sid, els in releases:
             ahead.add(sid, els)
             built.append(ahead.built(sid, els))
-        assert not ahead._futures
-        assert _same_steps(chain._steps(built, 2, cache, [], ahead), [align_pair(a, b)])
+        assert not ahead.pending
+        assert _same_steps(chain.align_steps(built, 2, cache, [], ahead), [align_pair(a, b)])
     # --full reads nothing back: the step is aligned ahead.
     with chain.Ahead(2, SourceCache(tmp_path, reuse=False)) as ahead:
         for sid, els in releases:
             ahead.add(sid, els)
-        assert len(ahead._futures) == 1
+        assert len(ahead.pending) == 1
 
 
 @pytest.mark.slow  # two job runs
@@ -1927,8 +1926,8 @@ def test_a_step_aligned_ahead_that_nobody_takes_is_not_waited_for() -> None:
     with chain.Ahead(2, None) as ahead:
         for sid, els in releases:
             ahead.add(sid, els)
-        (future,) = ahead._futures.values()
-        pool = list(workers._workers_of(ahead._executor))
+        (future,) = ahead.pending.values()
+        pool = ahead.processes()
     # Had the pool waited for it, the step would be there.
     assert not future.done() or future.cancelled() or future.exception() is not None
     for process in pool:
@@ -1949,7 +1948,7 @@ def test_similarity_scores_word_sets_as_token_set_ratio_scores_the_texts(a: list
     import numpy as np
     from rapidfuzz import fuzz, process
 
-    subset = process.cdist(evidence._word_sets(a), evidence._word_sets(b), scorer=fuzz.token_set_ratio,
+    subset = process.cdist(evidence.word_sets(a), evidence.word_sets(b), scorer=fuzz.token_set_ratio,
                            dtype=np.float64)
     assert subset.tolist() == [[fuzz.token_set_ratio(x, y) for y in b] for x in a]
 
@@ -1970,15 +1969,15 @@ def test_a_shared_title_pairs_within_its_chapter_else_under_its_number() -> None
                          {"2": "parts of the game", "3": "turn structure"})
     new = _sections_only("b", {"200": "general", "212.1": "general", "300": "general", "500": "general"},
                          {"2": "parts of the game", "3": "card types", "5": "turn structure"})
-    assert context._sections_by_title(old, new) == {"200": "200", "212.1": "212.1", "300": "500"}
+    assert context.sections_by_title(old, new) == {"200": "200", "212.1": "212.1", "300": "500"}
     no_general = _sections_only("c", {"200": "general", "212.1": "general", "300": "general"},
                                 {"2": "parts of the game", "3": "card types", "5": "turn structure"})
-    assert context._sections_by_title(old, no_general) == {"200": "200", "212.1": "212.1"}
+    assert context.sections_by_title(old, no_general) == {"200": "200", "212.1": "212.1"}
     # Chapters of these titles no longer there (2 retitled, Turn Structure gone): the numbers.
     gone = _sections_only("d", {"200": "general", "300": "general"}, {"2": "parts of a card", "3": "card types"})
-    assert context._sections_by_title(old, gone) == {"200": "200", "300": "300"}
+    assert context.sections_by_title(old, gone) == {"200": "200", "300": "300"}
     bare = _sections_only("e", {"200": "general", "300": "general"})
-    assert context._sections_by_title(_sections_only("f", {"200": "general", "300": "general"}), bare) == {
+    assert context.sections_by_title(_sections_only("f", {"200": "general", "300": "general"}), bare) == {
         "200": "200", "300": "300"}
 
 
@@ -1992,7 +1991,7 @@ def test_a_section_back_under_its_own_title_takes_what_it_continues_with_it() ->
              _sections_only("r2", {"110": "permanents", "111": "tokens", "702.200": "substance"})]
     steps = [Step(sections={"216": "216"}), Step(sections={"216": "110"})]
     out = chain.Lineages()
-    chain._section_chain(out, built, steps)
+    chain.section_chain(out, built, steps)
     assert out.sections["r1", "216"] == "111" and out.sections["r0", "216"] == "111"
     assert out.sections["r0", "502.9"] == ""
     assert out.sections["r2", "110"] == "110"
@@ -2010,7 +2009,7 @@ def test_a_three_digit_section_number_used_twice_goes_where_its_rules_did() -> N
            el(9, "section", "702.175"), el(10, "rule", "702.175a", 9), el(11, "section", "702.175"),
            el(12, "rule", "702.175a", 11)]
     now = {2: "111.1a", 3: "111.1b", 6: "122.1", 7: "122.1a", 10: "702.175a", 12: "702.176a"}
-    assert numbering._sections_by_their_rules(els, lambda e: now.get(e.line_start, "")) == {
+    assert numbering.sections_by_their_rules(els, lambda e: now.get(e.line_start, "")) == {
         1: "111", 5: "122", 9: "702.175", 11: "702.176"}
 
 
@@ -2101,10 +2100,10 @@ def test_a_rule_does_not_go_on_in_a_new_rule_that_opens_with_it_but_holds_anothe
         characteristics.replace("may define any number", "that creates a token may define the values of any number"),
     ], ["110.5", "110.5b"], "new"))
     step = Step(pairs={1: 1})
-    openings._opening_over_piece(old, new, step)
+    openings.opening_over_piece(old, new, step)
     assert step.pairs == {1: 1} and not step.split_from
     # Without 200.4 beside it, 110.5 is the new rule that opens as 216.1 did: 110.5b was split from it.
     alone = Release.build("old", _release([old.rules[1].text], ["216.1"], "old"))
     step = Step(pairs={0: 1})
-    openings._opening_over_piece(alone, new, step)
+    openings.opening_over_piece(alone, new, step)
     assert step.pairs == {0: 0} and step.split_from == {1: 0}
