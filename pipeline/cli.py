@@ -213,7 +213,7 @@ def _echo_json(doc: object) -> None:
     click.echo(json.dumps(doc, ensure_ascii=False, indent=1))
 
 
-class _Bar:
+class ProgressBar:
     """A progress bar on a terminal; silent under cron, in tests and with -q."""
 
     def __init__(self, enabled: bool) -> None:
@@ -237,7 +237,7 @@ class _Bar:
             self.bar.__exit__(None, None, None)
             self.bar = None
 
-    def __enter__(self) -> _Bar:
+    def __enter__(self) -> ProgressBar:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -297,7 +297,7 @@ def ingest(
     if jobs:
         settings = replace(settings, jobs=jobs)
     cache = cache_dir if cache_dir is not None else out.parent / ".cache" / out.name
-    bar = _Bar(not quiet and sys.stderr.isatty())
+    bar = ProgressBar(not quiet and sys.stderr.isatty())
     try:
         check_folders(raw, out, cache)
         with bar:

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline import errors
-from pipeline.cli import _Bar, main
+from pipeline.cli import ProgressBar, main
 from pipeline.publish.tables import TABLES
 from tests.conftest import RAW
 
@@ -179,7 +179,7 @@ def test_a_bar_cut_short_ends_its_line_and_shows_the_cursor(monkeypatch: pytest.
     screen = Terminal()
     monkeypatch.setattr(sys, "stderr", screen)
     monkeypatch.setenv("TERM", "xterm")
-    bar = _Bar(True)
+    bar = ProgressBar(True)
     with pytest.raises(KeyboardInterrupt), bar:
         bar("parse", 3, 10)
         raise KeyboardInterrupt
