@@ -36,7 +36,7 @@ from pipeline import numbers
 from pipeline.ingest.parse import Line
 from pipeline.records import Element, evolve
 
-_TOC_KEY = re.compile(r"[\s.]*\d*\s*$")  # what toc_key strips (the tests compare)
+TOC_KEY = re.compile(r"[\s.]*\d*\s*$")  # what toc_key strips (the tests compare)
 _CR_TITLE = re.compile(r"comprehensive\s+rules|(current|effective)\s+as\s+of", re.I)
 _FAQ_LABEL = re.compile(r"(specific|general|frequently asked) questions?", re.I)
 # A sentence inside a line ("Speed is a value. See rule ..."): never a glossary term.
@@ -77,7 +77,7 @@ def toc_key(text: str) -> str:
     >>> toc_key("     100. General.........2")
     '100. general'
     """
-    # What ``_TOC_KEY.sub("", text)`` leaves, without the regex's quadratic retries:
+    # What ``TOC_KEY.sub("", text)`` leaves, without the regex's quadratic retries:
     # trailing spaces, then a page number, then dot leaders and spaces.
     end = len(text.rstrip())
     while end and text[end - 1].isdecimal():
@@ -576,3 +576,10 @@ def with_line_flags(elements: list[Element], line_flags: tuple[tuple[int, str], 
         found = [f for n in range(el.line_start, el.line_end + 1) for f in by_line.get(n, ())]
         out.append(evolve(el, flags=tuple(dict.fromkeys(el.flags + tuple(found)))) if found else el)
     return out
+
+
+def forget() -> None:
+    """Forget the lines read in this process (each line's pieces are remembered:
+    releases repeat most of their lines): the next ones are read afresh."""
+    for remembered in (toc_key, split_number, _section_line, _rule_line, _rule_number):
+        remembered.cache_clear()

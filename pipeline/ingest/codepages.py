@@ -38,9 +38,9 @@ def accented_names() -> frozenset[str]:
     return frozenset(x.strip() for x in lines if x.strip() and not x.startswith("#"))
 
 
-def _score(text: str) -> tuple[int, list[str]]:
+def score_text(text: str) -> tuple[int, list[str]]:
     """How sensible a single-byte decoding looks: known names, typography, letters.
-    (The definition; ``choose_single_byte`` computes it as ``_score_bytes``.)"""
+    (The definition; ``choose_single_byte`` computes it as ``score_bytes``.)"""
     score = 0
     seen: list[str] = []
     names = accented_names()
@@ -64,14 +64,14 @@ def _score(text: str) -> tuple[int, list[str]]:
     return score, sorted(seen)
 
 
-def _score_bytes(sample: bytes, enc: str, contexts: Counter[bytes], runs: set[bytes]) -> tuple[int, list[str]]:
-    """``_score(sample.decode(enc))`` for a single-byte ``enc``, from the sample's
+def score_bytes(sample: bytes, enc: str, contexts: Counter[bytes], runs: set[bytes]) -> tuple[int, list[str]]:
+    """``score_text(sample.decode(enc))`` for a single-byte ``enc``, from the sample's
     distinct contexts instead of every character: each non-ASCII character
     scores by itself and its two neighbours (``contexts``: byte triples around
     each high byte, with counts), and a known name, all of which have an
     accent, lies in a run of word bytes holding a high byte (``runs``). In the
     single-byte encodings read, a byte decodes to one character, ASCII exactly
-    when the byte is (a test holds both, and the result, to ``_score``)."""
+    when the byte is (a test holds both, and the result, to ``score_text``)."""
     score = 0
     for triple, count in contexts.items():
         prev, ch, nxt = tuple(triple.decode(enc))
@@ -88,8 +88,8 @@ def _score_bytes(sample: bytes, enc: str, contexts: Counter[bytes], runs: set[by
     return score + 20 * len(seen), sorted(seen)
 
 
-def _contexts(sample: bytes) -> tuple[Counter[bytes], set[bytes]]:
-    """The inputs of ``_score_bytes`` (a space stands before and after the sample):
+def sample_contexts(sample: bytes) -> tuple[Counter[bytes], set[bytes]]:
+    """The inputs of ``score_bytes`` (a space stands before and after the sample):
     the triples, counted as 24-bit numbers, and the maximal runs of word bytes that
     hold a high byte, cut where the run's edges are. In arrays, not a Python step
     per byte: most non-ASCII lines of an old release hold curly quotes, so the
@@ -105,22 +105,22 @@ def _contexts(sample: bytes) -> tuple[Counter[bytes], set[bytes]]:
     return contexts, {sample[a:b] for a, b in zip(starts[holding].tolist(), ends[holding].tolist(), strict=True)}
 
 
-def _non_ascii_sample(data: bytes) -> bytes:
+def non_ascii_sample(data: bytes) -> bytes:
     """The lines of ``data`` that hold non-ASCII bytes: all the evidence there is."""
     return b"\n".join(line for line in data.splitlines() if not line.isascii())
 
 
 def choose_single_byte(data: bytes) -> tuple[str, str]:
     """Pick the single-byte encoding that decodes ``data`` most sensibly."""
-    sample = _non_ascii_sample(data)
-    contexts, runs = _contexts(sample)
+    sample = non_ascii_sample(data)
+    contexts, runs = sample_contexts(sample)
     best: tuple[int, int, str, str] | None = None
     for rank, enc in enumerate(SINGLE_BYTE):
         try:
             sample.decode(enc)
         except UnicodeDecodeError:
             continue
-        score, names = _score_bytes(sample, enc, contexts, runs)
+        score, names = score_bytes(sample, enc, contexts, runs)
         evidence = f"{enc} score {score}" + (f" names {','.join(names)}" if names else "")
         key = (score, -rank, enc, evidence)
         if best is None or key > best:

@@ -30,8 +30,8 @@ _INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 # ftfy's badness check is slow; mojibake always leaves some character outside
 # ASCII and common typography, so only lines with one are checked.
-_SUSPECT = re.compile("[^\x00-\x7f’‘“”–—…•™®©°−×]")
-_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+SUSPECT = re.compile("[^\x00-\x7f’‘“”–—…•™®©°−×]")
+CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 _NUL_BETWEEN = re.compile("(?<=[^\\s\x00])\x00+(?=[^\\s\x00])")
 
 # A UTF-16 byte-order mark (FF FE or FE FF) after a UTF-8 round trip: each
@@ -46,7 +46,7 @@ _MAGIC = (
     (b"\x7fELF", "ELF executable"), (b"BZh", "bzip2 archive"), (b"\xfd7zXZ\x00", "xz archive"),
     (b"RIFF", "RIFF media"), (b"\x00\x00\x01\x00", "icon image"), (b"OggS", "Ogg media"),
 )
-_FTFY = ftfy.TextFixerConfig(
+FTFY = ftfy.TextFixerConfig(
     unescape_html=False,
     remove_terminal_escapes=False,
     uncurl_quotes=False,
@@ -117,7 +117,7 @@ def _utf16_without_bom(data: bytes) -> str | None:
 def _decode_mixed(data: bytes) -> tuple[str, str, str, list[tuple[int, str]]]:
     """Decode line by line: UTF-8 where a line is UTF-8, a single-byte guess elsewhere."""
     chunks = data.splitlines(keepends=True)
-    valid = [_is_utf8(c) for c in chunks]
+    valid = [is_utf8(c) for c in chunks]
     fallback, evidence = choose_single_byte(b"\n".join(c for c, ok in zip(chunks, valid, strict=True) if not ok))
     parts: list[str] = []
     odd: list[int] = []
@@ -136,7 +136,7 @@ def _decode_mixed(data: bytes) -> tuple[str, str, str, list[tuple[int, str]]]:
     return text, f"utf-8+{fallback}", f"lines not UTF-8 read as {evidence}", lines
 
 
-def _is_utf8(chunk: bytes) -> bool:
+def is_utf8(chunk: bytes) -> bool:
     try:
         chunk.decode("utf-8")
     except UnicodeDecodeError:
@@ -234,18 +234,18 @@ def to_text(data: bytes) -> tuple[str, str, str, list[tuple[int, str]]]:
         pass
     else:
         return text, "ascii" if text.isascii() else "utf-8", "valid UTF-8", []
-    if _utf8_pair(data):
+    if utf8_pair(data):
         return _decode_mixed(data)
     enc, evidence = choose_single_byte(data)
     return data.decode(enc), enc, evidence, []
 
 
-def _utf8_pair(data: bytes) -> bool:
+def utf8_pair(data: bytes) -> bool:
     """Whether ``data`` holds a byte C2-F4 followed by one 80-BF (what a UTF-8
     sequence starts with): ``re.search(rb"[\\xc2-\\xf4][\\x80-\\xbf]", data)``, in
     arrays (a pattern's scan is slow over a file that holds none).
 
-    >>> _utf8_pair("Dandân".encode()), _utf8_pair("Dandân".encode("cp1252")), _utf8_pair(b"\\xc2")
+    >>> utf8_pair("Dandân".encode()), utf8_pair("Dandân".encode("cp1252")), utf8_pair(b"\\xc2")
     (True, False, False)
     """
     a = np.frombuffer(data, dtype=np.uint8)
@@ -399,7 +399,7 @@ def drop_controls(line: str) -> str:
     >>> drop_controls("Entwine\\x00\\x00\\x00is a\\x00 static\\x07 ability.")
     'Entwine is a static ability.'
     """
-    return _CONTROL.sub("", _NUL_BETWEEN.sub(" ", line))
+    return CONTROL.sub("", _NUL_BETWEEN.sub(" ", line))
 
 
 def drop_control_lines(text: str, flags: list[tuple[int, str]]) -> str:
@@ -407,13 +407,13 @@ def drop_control_lines(text: str, flags: list[tuple[int, str]]) -> str:
     each such line flagged ``control_chars_removed`` in ``flags``."""
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if _CONTROL.search(line):
+        if CONTROL.search(line):
             lines[i] = drop_controls(line)
             flags.append((i + 1, "control_chars_removed"))
     return "\n".join(lines)
 
 
-_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])  # what _CONTROL matches
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])  # what CONTROL matches
 
 
 def _has_control_bytes(data: bytes) -> bool:
@@ -439,11 +439,11 @@ def _repair(line: str) -> tuple[str, bool]:
     """A line that is not ASCII as ``decode`` leaves it: mojibake repaired (and
     whether it was), odd spaces folded."""
     # Odd and invisible spaces are suspect too: other lines need nothing.
-    if not _SUSPECT.search(line):
+    if not SUSPECT.search(line):
         return line, False
     fixed = False
     if is_bad(line):
-        repaired = ftfy.fix_text(line, _FTFY)
+        repaired = ftfy.fix_text(line, FTFY)
         if repaired != line and "\n" not in repaired:
             line, fixed = repaired, True
     return fold_spaces(line), fixed
@@ -454,6 +454,16 @@ def _repair(line: str) -> tuple[str, bool]:
 # (the check for mojibake is a pattern's scan of each line, and ftfy's).
 _REPAIRS: dict[str, tuple[str, bool]] = {}
 _REPAIRS_MAX = 200_000
+
+
+def forget() -> None:
+    """Forget the lines repaired in this process: the next ones are repaired afresh."""
+    _REPAIRS.clear()
+
+
+def remembered(line: str) -> tuple[str, bool] | None:
+    """What this process repaired ``line`` into, and whether that changed it, if it did."""
+    return _REPAIRS.get(line)
 
 
 def decode(data: bytes) -> Decoded:
@@ -473,14 +483,14 @@ def decode(data: bytes) -> Decoded:
     # character it codes: control characters are then found in the bytes, which
     # ``bytes.translate`` scans several times faster than a pattern scans text
     # (a web page's text, with its character references resolved, is not its bytes).
-    if (_has_control_bytes(data) if _ascii_compatible(encoding) and not html else _CONTROL.search(text)):
+    if (_has_control_bytes(data) if _ascii_compatible(encoding) and not html else CONTROL.search(text)):
         text = drop_control_lines(text, flags)
     if not text.isascii():
         # Line by line: most lines are ASCII, which ``str.isascii`` tells at once,
         # where a pattern would scan every character of the text.
         lines = text.split("\n")
         if len(_REPAIRS) > _REPAIRS_MAX:
-            _REPAIRS.clear()
+            forget()
         # The lines that are not ASCII, found by C loops (most lines are ASCII).
         for i in compress(counting(), map(not_, map(str.isascii, lines))):
             line = lines[i]

@@ -99,6 +99,17 @@ def parse(text: str, source: str = "<text>") -> list[Line]:
     return parse_lines(text.split("\n"), source)
 
 
+def forget() -> None:
+    """Forget the lines typed in this process: the next ones are typed afresh."""
+    _KINDS.clear()
+    _KINDS[""] = ""
+
+
+def remembered(line: str) -> str | None:
+    """The kind this process typed ``line`` as ("" for a blank one), if it did."""
+    return _KINDS.get(line)
+
+
 def parse_lines(texts: list[str], source: str = "<text>") -> list[Line]:
     """``parse`` of the text these lines make (``text.split("\\n")``).
 
@@ -107,8 +118,7 @@ def parse_lines(texts: list[str], source: str = "<text>") -> list[Line]:
     not seen before go through the pattern (a release repeats most of the lines
     of the one before it: about 12% of raw/'s lines are distinct)."""
     if len(_KINDS) > _KINDS_MAX:
-        _KINDS.clear()
-        _KINDS[""] = ""
+        forget()
     kinds = list(map(_KINDS.get, texts))
     if None in kinds:
         match = line_pattern().match

@@ -181,17 +181,17 @@ def _array(kind: str, values: Sequence[Any], type_: Any) -> Any:
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # an empty string for a number, or a number for a string
         array = pa.array([_value(kind, v) for v in values], type=type_)
     if kind == "string":
-        return _empty_as_null(array)
+        return empty_as_null(array)
     return array
 
 
-def _empty_as_null(array: Any) -> Any:
+def empty_as_null(array: Any) -> Any:
     """A string array with its empty strings null: the same offsets and bytes
     under a validity bitmap that leaves them out (no copy of the text, as
     ``pc.if_else`` made).
 
     >>> import pyarrow as pa
-    >>> _empty_as_null(pa.array(["a", "", None, "b"], type=pa.large_string())).to_pylist()
+    >>> empty_as_null(pa.array(["a", "", None, "b"], type=pa.large_string())).to_pylist()
     ['a', None, None, 'b']
     """
     import pyarrow as pa

@@ -15,14 +15,14 @@ from pipeline.errors import DecodeError
 from pipeline.ingest import markup
 from pipeline.ingest.codepages import (
     SINGLE_BYTE,
-    _contexts,
-    _non_ascii_sample,
-    _score,
-    _score_bytes,
     accented_names,
     choose_single_byte,
+    non_ascii_sample,
+    sample_contexts,
+    score_bytes,
+    score_text,
 )
-from pipeline.ingest.decode import Decoded, _is_utf8, decode, newline_style
+from pipeline.ingest.decode import Decoded, decode, is_utf8, newline_style
 from tests.conftest import RAW, examples
 
 TEXT = "Ghazbán Ogre, Juzám Djinn and Dandân™ – it’s “quoted”\r\nline two\rline three\n"
@@ -94,26 +94,26 @@ _NAMES_AND_NOISE = st.lists(
        st.sampled_from(SINGLE_BYTE))
 def test_fast_score_is_the_score(data: bytes, enc: str) -> None:
     """The encoding score from contexts and runs equals the score of the decoded text."""
-    sample = _non_ascii_sample(data)
+    sample = non_ascii_sample(data)
     try:
         text = sample.decode(enc)
     except UnicodeDecodeError:
         return
-    assert _score_bytes(sample, enc, *_contexts(sample)) == _score(text)
+    assert score_bytes(sample, enc, *sample_contexts(sample)) == score_text(text)
 
 
 def test_fast_score_on_every_single_byte_release() -> None:
     for path in sorted(RAW.iterdir()):
         data = path.read_bytes()
-        if data.isascii() or _is_utf8(data):
+        if data.isascii() or is_utf8(data):
             continue
-        sample = _non_ascii_sample(data)
+        sample = non_ascii_sample(data)
         for enc in SINGLE_BYTE:
             try:
                 text = sample.decode(enc)
             except UnicodeDecodeError:
                 continue
-            assert _score_bytes(sample, enc, *_contexts(sample)) == _score(text), (path.name, enc)
+            assert score_bytes(sample, enc, *sample_contexts(sample)) == score_text(text), (path.name, enc)
 
 
 def test_single_byte_encodings_map_one_byte_to_one_character() -> None:
@@ -130,7 +130,7 @@ def test_single_byte_encodings_map_one_byte_to_one_character() -> None:
 def _decode_by_whole_text(data: bytes) -> Decoded:
     """``decode`` as it was written first, with a pattern over the whole text at
     each step: the reference that the line-by-line and byte-level shortcuts keep."""
-    from pipeline.ingest.decode import _CONTROL, _FTFY, _SUSPECT, drop_control_lines, fold_spaces, to_text
+    from pipeline.ingest.decode import CONTROL, FTFY, SUSPECT, drop_control_lines, fold_spaces, to_text
 
     text, encoding, evidence, flags = to_text(data)
     newline = newline_style(text)
@@ -139,12 +139,12 @@ def _decode_by_whole_text(data: bytes) -> Decoded:
     if html:
         text = markup.html_to_text(text)
         flags = [(1, flag) for _, flag in flags] + [(n, "html_stripped") for n in range(1, text.count("\n") + 2)]
-    if _CONTROL.search(text):  # in the text, always
+    if CONTROL.search(text):  # in the text, always
         text = drop_control_lines(text, flags)
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if _SUSPECT.search(line) and is_bad(line):
-            repaired = ftfy.fix_text(line, _FTFY)
+        if SUSPECT.search(line) and is_bad(line):
+            repaired = ftfy.fix_text(line, FTFY)
             if repaired != line and "\n" not in repaired:
                 lines[i] = repaired
                 flags.append((i + 1, "encoding_fixed"))

@@ -16,7 +16,7 @@ from pipeline.ingest import decode as decode_module
 from pipeline.ingest import parse as parse_module
 from pipeline.ingest.assemble import assemble, layout
 from pipeline.ingest.checks import characters, numbered_lines
-from pipeline.ingest.decode import _utf8_pair, decode
+from pipeline.ingest.decode import decode, utf8_pair
 from pipeline.ingest.parse import Line, parse, parse_with_lark
 from pipeline.records import Element
 from tests.conftest import RAW, examples
@@ -24,12 +24,9 @@ from tests.conftest import RAW, examples
 
 def _cold() -> None:
     """Forget every line remembered in this process."""
-    parse_module._KINDS.clear()
-    parse_module._KINDS[""] = ""
-    decode_module._REPAIRS.clear()
-    assemble_module._rule_line.cache_clear()
-    assemble_module._section_line.cache_clear()
-    assemble_module.split_number.cache_clear()
+    parse_module.forget()
+    decode_module.forget()
+    assemble_module.forget()
 
 
 def test_parse_cold_and_warm_equal_lark_on_a_release() -> None:
@@ -52,7 +49,7 @@ def test_parse_a_new_line_repeated_in_one_text() -> None:
                                       ("RULE", 4, "702.41a Entwine is a static ability."),
                                       ("HEADING", 5, "Entwine"))]
     assert parse(text) == expected == parse_with_lark(text)
-    assert parse_module._KINDS[" \t"] == "" and parse_module._KINDS["Entwine"] == "HEADING"
+    assert parse_module.remembered(" \t") == "" and parse_module.remembered("Entwine") == "HEADING"
     assert parse(text) == expected
 
 
@@ -67,19 +64,19 @@ def test_decode_remembers_repairs_per_line_not_per_place() -> None:
     assert second.text == "Dandân is a card “quoted”.\nplain\n\nDandân is a card “quoted”.\n"
     assert first.line_flags == ((2, "encoding_fixed"),)
     assert second.line_flags == ((1, "encoding_fixed"), (4, "encoding_fixed"))
-    assert decode_module._REPAIRS[bad] == ("Dandân is a card “quoted”.", True)
+    assert decode_module.remembered(bad) == ("Dandân is a card “quoted”.", True)
 
 
 @settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=300))
 def test_utf8_pair_is_the_pattern(data: bytes) -> None:
-    assert _utf8_pair(data) == bool(re.search(rb"[\xc2-\xf4][\x80-\xbf]", data))
+    assert utf8_pair(data) == bool(re.search(rb"[\xc2-\xf4][\x80-\xbf]", data))
 
 
 def test_utf8_pair_across_slices() -> None:
     for before in ((1 << 22) - 2, (1 << 22) - 1, 1 << 22):
-        assert _utf8_pair(b"a" * before + "â".encode())
-        assert not _utf8_pair(b"a" * before + b"\xc3")
+        assert utf8_pair(b"a" * before + "â".encode())
+        assert not utf8_pair(b"a" * before + b"\xc3")
 
 
 def test_rule_lines_cold_and_warm() -> None:

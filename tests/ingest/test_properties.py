@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline.corpus.clean import FIXERS, Vocabulary, fix_and_explain
-from pipeline.ingest.assemble import _TOC_KEY, assemble, iter_lines, toc_key
+from pipeline.ingest.assemble import TOC_KEY, assemble, iter_lines, toc_key
 from pipeline.ingest.decode import decode
 from pipeline.ingest.parse import parse, parse_with_lark
 from pipeline.ingest.read import Settings, read_source
@@ -143,7 +143,7 @@ def test_toc_key_strips_what_its_pattern_strips(text: str, tail: str) -> None:
     # toc_key is a hand-made scan (the regex retries from every position: quadratic
     # on long contents lines); it must strip exactly what the pattern does.
     line = text + tail
-    assert toc_key(line) == " ".join(_TOC_KEY.sub("", line).split()).lower()
+    assert toc_key(line) == " ".join(TOC_KEY.sub("", line).split()).lower()
 
 
 @given(st.dictionaries(st.sampled_from(Element._fields), st.text(max_size=5), max_size=6))

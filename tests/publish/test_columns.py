@@ -58,7 +58,7 @@ def test_empty_strings_become_nulls_as_if_else_made_them(bundled: Bundled) -> No
         at = COLUMNS["elements"].index(name)
         values = [element_row(el)[at] for el in corpus.elements[:50_000]]
         array = pa.array(values, type=pa.large_string())
-        made = parquet._empty_as_null(array)
+        made = parquet.empty_as_null(array)
         assert made.equals(pc.if_else(pc.equal(array, ""), pa.scalar(None, pa.large_string()), array))
         assert made.null_count == values.count("")
     assert any(v == "" for v in values) and any(v for v in values)
