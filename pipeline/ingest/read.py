@@ -62,7 +62,7 @@ def discover(raw: Path) -> list[Path]:
 
 # What a shown name escapes besides bytes that are not UTF-8: control characters
 # (a newline in a name would break every line-based log and list).
-CONTROL = re.compile("[\x00-\x1f\x7f]")
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
 def shown(name: str | PurePath) -> str:
@@ -74,7 +74,7 @@ def shown(name: str | PurePath) -> str:
     ('x\\\\xff.txt', 'a\\\\x0ab.txt', 'Dandân.txt')
     """
     text = os.fsencode(name).decode("utf-8", "backslashreplace")
-    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def exact(name: str | PurePath) -> bool:
