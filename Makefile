@@ -34,11 +34,11 @@ browser:
 # the job on more than a few small files or read the full dataset again: every release
 # alone, the million-line file, frictionless on the full dataset, the site and the
 # browser, the generated lineages, stability, the wheel), hypothesis's quick profile.
-# make check: lint, then every test with the thorough profile: what CI runs, in two
-# pytest-xdist workers (a file's tests in one worker; the costly session folders made
-# once for both, see tests/conftest.py).
+# make check: lint, then every test with the thorough profile: what CI runs.
+# Both run in two pytest-xdist workers (a file's tests in one worker; the costly
+# session folders made once for both, see tests/conftest.py).
 test: $(STAMP)
-	HYPOTHESIS_PROFILE=default $(PY) -m pytest -q -m "not slow"
+	HYPOTHESIS_PROFILE=default $(PY) -m pytest -q -n 2 --dist loadfile -m "not slow"
 
 check: lint browser
 	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q -n 2 --dist loadfile --durations=25

@@ -6,8 +6,8 @@ hypothesis profiles.
 million-line file, frictionless over the full dataset, the browser, the generated
 lineages, stability, the wheel) and uses the quick ``default`` hypothesis profile;
 ``make check`` runs every test with the thorough ``ci`` profile
-(``HYPOTHESIS_PROFILE=ci``), in two pytest-xdist workers (``-n 2 --dist loadfile``:
-a file's tests in one worker, so a module's fixtures are made once). The session's
+(``HYPOTHESIS_PROFILE=ci``). Both run in two pytest-xdist workers (``-n 2 --dist
+loadfile``: a file's tests in one worker, so a module's fixtures are made once). The session's
 costly folders (the bundled data published, its site, the small ones) are made once
 for the whole session all the same: the first worker to ask makes it, the other
 waits for it and reads it (``made_once``)."""
