@@ -37,11 +37,20 @@ class Element(NamedTuple):
 
     @property
     def element_id(self) -> str:
-        return f"{self.source_id}:L{self.line_start}"
+        return line_id(self.source_id, self.line_start)
 
     @property
     def parent_id(self) -> str:
-        return f"{self.source_id}:L{self.parent_line}" if self.parent_line else ""
+        return line_id(self.source_id, self.parent_line)
+
+
+def line_id(source_id: str, line: int) -> str:
+    """The id of the element of ``source_id`` at ``line`` ("" for line 0: none).
+
+    >>> line_id("cr-2026-08-07", 12), line_id("cr-2026-08-07", 0)
+    ('cr-2026-08-07:L12', '')
+    """
+    return f"{source_id}:L{line}" if line else ""
 
 
 _FIELD_INDEX = {name: i for i, name in enumerate(Element._fields)}

@@ -23,7 +23,7 @@ from pipeline.numbers import normalise as normalise_number
 from pipeline.publish.keywords import keyword_rows
 from pipeline.publish.meta import Meta
 from pipeline.publish.tables import KINDS, TABLES
-from pipeline.records import WRITTEN_TWICE, Check, Element, Lineage, Mapping, Source
+from pipeline.records import WRITTEN_TWICE, Check, Element, Lineage, Mapping, Source, line_id
 
 COLUMNS: dict[str, tuple[str, ...]] = {t.name: t.columns for t in TABLES}
 
@@ -113,8 +113,8 @@ def element_columns(els: Sequence[Element]) -> list[Sequence[Any]]:
     columns: list[Sequence[Any]] = [()] * len(COLUMNS["elements"])
     for k, field in _AS_IS:
         columns[k] = fields[field]
-    columns[_ELEMENT_AT["element_id"]] = list(map("{}:L{}".format, sources, starts))
-    columns[_ELEMENT_AT["parent_id"]] = [f"{s}:L{p}" if p else "" for s, p in zip(sources, parents, strict=True)]
+    columns[_ELEMENT_AT["element_id"]] = list(map(line_id, sources, starts))
+    columns[_ELEMENT_AT["parent_id"]] = list(map(line_id, sources, parents))
     columns[_ELEMENT_AT["flags"]] = list(map(";".join, fields[_FIELD["flags"]]))
     return columns
 
