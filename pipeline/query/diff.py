@@ -20,8 +20,6 @@ from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import section_of, sort_key
 from pipeline.query.dataset import Published
 
-ORDER = KINDS  # the kinds of change, in the order counts are shown
-
 
 def date_shaped(name: str) -> bool:
     """Whether an argument is meant as a date (YYYY-MM-DD), real or not."""
@@ -41,7 +39,7 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
     """The changes from source ``old`` to source ``new`` (ids or dates), as
     ``diff --json`` prints them: ``from`` and ``to`` (the source ids), ``note``
     (why some rules are not counted, or None), ``counts`` (per kind of change,
-    in ``ORDER``) and ``changes``, one per lineage, where a number or word diff
+    in ``pipeline.changes.KINDS``) and ``changes``, one per lineage, where a number or word diff
     that does not apply is None (as ``resolve`` says "no current number")."""
     data = Published(out)
     old, new = _source(data, old), _source(data, new)
@@ -104,7 +102,7 @@ def diff(out: Path, old: str, new: str, section: str = "") -> dict[str, Any]:
     changes.sort(key=lambda c: (sort_key(c["section"]), sort_key(c["new_number"] or c["old_number"])))
     counts = Counter(c["change"] for c in changes)
     return {"from": old, "to": new, "note": "; ".join(notes) or None,
-            "counts": {kind: counts[kind] for kind in ORDER if counts[kind]}, "changes": changes}
+            "counts": {kind: counts[kind] for kind in KINDS if counts[kind]}, "changes": changes}
 
 
 def _in_section(number: str, section: str) -> bool:

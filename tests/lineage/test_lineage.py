@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.cache import SourceCache
+from pipeline.changes import KINDS
 from pipeline.cli import main
 from pipeline.corpus.clean import Vocabulary, clean
 from pipeline.errors import TraceError
@@ -38,7 +39,7 @@ from pipeline.publish.rows import CITED, cited_rows
 from pipeline.publish.tables import TABLES
 from pipeline.query.dataset import Published
 from pipeline.query.dataset import rows as table_rows
-from pipeline.query.diff import ORDER, diff
+from pipeline.query.diff import diff
 from pipeline.query.trace import resolve
 from pipeline.records import Element, Source
 from pipeline.site import data as sitedata
@@ -1764,7 +1765,7 @@ def test_diff_any_two_releases_matches_through_lineages(bundled: Bundled) -> Non
     assert (found["from"], found["to"], found["note"]) == ("cr-2013-05-01", "cr-2016-08-26", None)
     changes = found["changes"]
     assert found["counts"] == {kind: n for kind, n in Counter(c["change"] for c in changes).items()}
-    assert list(found["counts"]) == [k for k in ORDER if k in found["counts"]]
+    assert list(found["counts"]) == [k for k in KINDS if k in found["counts"]]
     assert all(c["old_number"] is None for c in changes if c["change"] == "added")
     assert all(c["new_number"] is None and c["diff"] is None for c in changes if c["change"] == "removed")
     totem = [c for c in changes if c["old_number"] == "702.87a"]
