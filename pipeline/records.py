@@ -41,16 +41,16 @@ class Element(NamedTuple):
 
     @property
     def parent_id(self) -> str:
-        return line_id(self.source_id, self.parent_line)
+        return line_id(self.source_id, self.parent_line) if self.parent_line else ""
 
 
 def line_id(source_id: str, line: int) -> str:
-    """The id of the element of ``source_id`` at ``line`` ("" for line 0: none).
+    """The id of the element of ``source_id`` at ``line``.
 
-    >>> line_id("cr-2026-08-07", 12), line_id("cr-2026-08-07", 0)
-    ('cr-2026-08-07:L12', '')
+    >>> line_id("cr-2026-08-07", 12)
+    'cr-2026-08-07:L12'
     """
-    return f"{source_id}:L{line}" if line else ""
+    return f"{source_id}:L{line}"
 
 
 _FIELD_INDEX = {name: i for i, name in enumerate(Element._fields)}

@@ -114,7 +114,7 @@ def element_columns(els: Sequence[Element]) -> list[Sequence[Any]]:
     for k, field in _AS_IS:
         columns[k] = fields[field]
     columns[_ELEMENT_AT["element_id"]] = list(map(line_id, sources, starts))
-    columns[_ELEMENT_AT["parent_id"]] = list(map(line_id, sources, parents))
+    columns[_ELEMENT_AT["parent_id"]] = [line_id(s, p) if p else "" for s, p in zip(sources, parents, strict=True)]
     columns[_ELEMENT_AT["flags"]] = list(map(";".join, fields[_FIELD["flags"]]))
     return columns
 
