@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
 
 from pipeline.lineage.evidence import Release, Step, Subjects, _likeness, _pair
 from pipeline.lineage.thresholds import MIN_CONTAINED_CHARS, MIN_WENT, WENT_MARGIN
@@ -28,6 +30,7 @@ from pipeline.lineage.thresholds import MIN_CONTAINED_CHARS, MIN_WENT, WENT_MARG
 _WORD = re.compile(r"[a-z][a-z'-]*")
 
 
+@lru_cache(maxsize=1 << 16)
 def terms(key: str) -> frozenset[str]:
     """A folded wording's words and word pairs (numbers left out: they are renumbered).
 
@@ -38,24 +41,33 @@ def terms(key: str) -> frozenset[str]:
     return frozenset(words) | frozenset(f"{x} {y}" for x, y in zip(words, words[1:], strict=False))
 
 
-def weights(keys: Sequence[str]) -> tuple[list[frozenset[str]], dict[str, float], float]:
-    """Each wording's terms, the weight of each term in these wordings (its
-    inverse document frequency), and the weight of a term none of them has."""
-    held = [terms(k) for k in keys]
-    df = Counter(t for ts in held for t in ts)
-    n = max(1, len(keys))
-    return held, {t: math.log(n / c) for t, c in df.items()}, math.log(n)
+def held_shares(olds: Sequence[frozenset[str]], held: Sequence[frozenset[str]]) -> np.ndarray:
+    """For each old wording's terms (a row) the share of its weighted terms each new
+    wording holds (a column), 0-1. A term weighs its inverse document frequency among
+    the new wordings, ``log(n / df)``; one that none of them has, ``log(n)``.
 
-
-def held_share(old: frozenset[str], new: frozenset[str], weight: dict[str, float], unseen: float) -> float:
-    """The share of ``old``'s weighted terms that ``new`` holds (0-1).
-
-    >>> w = {"bushido": 3.0, "bonus": 2.0, "the": 0.1}
-    >>> round(held_share(frozenset(w), frozenset({"bushido", "the"}), w, 3.0), 3)
-    0.608
+    >>> shares = held_shares([frozenset({"bushido", "the"})],
+    ...                      [frozenset({"bushido"}), frozenset({"the", "bonus"}), frozenset({"the"})])
+    >>> [round(float(x), 3) for x in shares[0]]
+    [0.73, 0.27, 0.27]
     """
-    total = sum(weight.get(t, unseen) for t in old)
-    return sum(weight[t] for t in old & new) / total if total else 0.0
+    n = max(1, len(held))
+    # Only the terms an old wording has count: a column each, a row for each new wording.
+    used = sorted(frozenset().union(*olds) & frozenset().union(*held))
+    column = {t: c for c, t in enumerate(used)}
+    wanted = frozenset(used)
+    holds = np.zeros((len(held), len(used)), dtype=np.uint8)
+    for j, ts in enumerate(held):
+        holds[j, [column[t] for t in ts & wanted]] = 1
+    weight = {t: math.log(n / int(df)) for t, df in zip(used, holds.sum(axis=0, dtype=np.int64), strict=True)}
+    unseen = math.log(n)
+    out = np.zeros((len(olds), len(held)))
+    for r, old in enumerate(olds):
+        total = sum(weight.get(t, unseen) for t in old)
+        if total:
+            mine = sorted(old & wanted, key=column.__getitem__)
+            out[r] = holds[:, [column[t] for t in mine]] @ np.array([weight[t] for t in mine], dtype=np.float64) / total
+    return out
 
 
 def _went_to(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
@@ -66,17 +78,22 @@ def _went_to(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
             and len(a.keys[i]) >= MIN_CONTAINED_CHARS]
     if not left or not b.keys:
         return
-    held, weight, unseen = weights(b.keys)
-    named = [subjects.named(k) for k in b.keys]
+    shares = held_shares([terms(a.keys[i]) for i in left], [terms(k) for k in b.keys])
+    every = np.arange(len(b.keys))
+    named: list[frozenset[str]] = []  # each new rule's keywords, found when first needed
     taken = set(step.pairs.values())
-    for i in left:
-        old, names = terms(a.keys[i]), subjects.named(a.keys[i])
-        shares = sorted(((held_share(old, held[j], weight, unseen), j) for j in range(len(b.keys))
-                         if subjects.same_names(names, named[j])), reverse=True)
-        if not shares:
+    for i, share in zip(left, shares, strict=True):
+        names = subjects.named(a.keys[i])
+        if names and not named:
+            named = [subjects.named(k) for k in b.keys]
+        candidates = np.array([j for j in range(len(named)) if subjects.same_names(names, named[j])], dtype=np.int64) \
+            if names else every
+        if not len(candidates):
             continue
-        best, j = shares[0]
-        runner_up = shares[1][0] if len(shares) > 1 else 0.0
+        # The best share (the last rule among equals), and the runner-up's.
+        order = np.lexsort((candidates, share[candidates]))
+        best, j = float(share[candidates[order[-1]]]), int(candidates[order[-1]])
+        runner_up = float(share[candidates[order[-2]]]) if len(order) > 1 else 0.0
         if best < MIN_WENT or best - runner_up < WENT_MARGIN:
             continue
         if j in taken:
