@@ -13,6 +13,8 @@ import unicodedata
 from collections import Counter
 from functools import lru_cache
 from importlib import resources
+from itertools import compress
+from operator import not_
 
 import numpy as np
 
@@ -107,7 +109,8 @@ def sample_contexts(sample: bytes) -> tuple[Counter[bytes], set[bytes]]:
 
 def non_ascii_sample(data: bytes) -> bytes:
     """The lines of ``data`` that hold non-ASCII bytes: all the evidence there is."""
-    return b"\n".join(line for line in data.splitlines() if not line.isascii())
+    lines = data.splitlines()
+    return b"\n".join(compress(lines, map(not_, map(bytes.isascii, lines))))  # C loops: a file has 10,000s
 
 
 def choose_single_byte(data: bytes) -> tuple[str, str]:
