@@ -14,19 +14,21 @@ import pickle
 import re
 import stat
 import time
+from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import as_completed
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, cast
 
 from pipeline import workers
 from pipeline.cache import SourceCache
 from pipeline.errors import DecodeError, ParseError, Quarantine
 from pipeline.ingest import checks, describe
 from pipeline.ingest.assemble import assemble, layout, with_line_flags
-from pipeline.ingest.decode import decode, sniff_binary
+from pipeline.ingest.decode import decode_lines, sniff_binary
 from pipeline.ingest.parse import parse_lines
 from pipeline.publish import folder as publish
 from pipeline.records import Element, Source
@@ -137,14 +139,15 @@ def _file_type(mode: int) -> str:
 
 
 ReadResult = tuple[Source, list[Element], dict[str, float] | None]  # what stage one gives for a file
-# Stage one's result as it is cached and sent from a worker: the source and its
-# elements as plain tuples (``Element._fields`` in order), pickled once. A named
-# tuple pickles through a Python method per element (``__getnewargs__``), plain
-# tuples wholly in C: 0.8 s against 0.3 s for the elements of the 90 MB
-# benchmark corpus; and a worker that pickled the result for the cache and then
-# again to send it now sends the same bytes. Read in the job itself (a cached
-# entry, or no worker), it comes unpickled: (source, rows).
-Packed = tuple[bytes | tuple[Source, list[tuple[Any, ...]]], dict[str, float] | None]
+# Stage one's result as it is cached: the source and its elements as columns
+# (one tuple per field of ``Element._fields``, in order), pickled. Columns pickle
+# and unpickle wholly in C (a named tuple pickles through a Python method per
+# element), and the job makes its elements from them by C loops (``map``,
+# ``zip``), with no Python step per element. Read in the job itself (a cached
+# entry, or no worker), it comes unpickled: (source, columns); from a worker, as
+# ``_Sent`` sends it (bytes).
+Columns = tuple[tuple[Any, ...], ...]
+Packed = tuple[bytes | tuple[Source, Columns], dict[str, float] | None]
 
 
 def read_source(
@@ -158,11 +161,12 @@ def read_source(
 
 def _read_packed(
     path: Path, raw: Path, settings: Settings, cache: SourceCache | None, sid: str, parse_missing: bool = True,
-    to_send: bool = False,
+    to_send: str = "",
 ) -> Packed | None:
-    """``read_source`` packed, pickled if ``to_send`` (a worker's task), or None
-    for a file that is neither bad nor cached when ``parse_missing`` is false (it
-    is then parsed elsewhere)."""
+    """``read_source`` packed, or None for a file that is neither bad nor cached
+    when ``parse_missing`` is false (it is then parsed elsewhere). A worker's
+    task passes its pool's ``to_send`` token: the result then comes as ``_Sent``
+    sends it."""
     rel = shown(path.relative_to(raw))
     sid = sid or source_id(path)
     try:
@@ -174,6 +178,8 @@ def _read_packed(
             raise Quarantine(f"not a regular file ({_file_type(info.st_mode)})")
         if info.st_size > settings.max_file_bytes:
             raise Quarantine(f"file is {info.st_size} bytes, over the limit of {settings.max_file_bytes}")
+        if not parse_missing and not (cache and cache.reuse):
+            return None  # no entry to look up: the file is read (and hashed) once, where it is parsed
         data = path.read_bytes()
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
@@ -194,16 +200,13 @@ def _read_packed(
     except (Quarantine, DecodeError, ParseError) as exc:
         src, elements = replace(base, status="quarantined", error=f"{rel}: {exc}"), []
     rows = _pack(src, elements)
-    if not cache and not to_send:  # read in this process, and kept nowhere: nothing to pickle
-        return rows, seconds
-    data = pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)
     if cache:
-        cache.put_pickled(key, data)
-    return (data if to_send else rows), seconds
+        cache.put_pickled(key, pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
+    return (_SENT.pack(to_send, rows) if to_send else rows), seconds
 
 
-def _pack(src: Source, elements: list[Element]) -> tuple[Source, list[tuple[Any, ...]]]:
-    return src, [tuple(el) for el in elements]
+def _pack(src: Source, elements: list[Element]) -> tuple[Source, Columns]:
+    return src, tuple(zip(*elements, strict=True)) if elements else ((),) * len(Element._fields)
 
 
 def _ingest(
@@ -216,10 +219,9 @@ def _ingest(
     binary = sniff_binary(data)
     if binary:
         raise Quarantine(f"not text: {binary}")
-    decoded = decode(data)
+    text_lines, decoded = decode_lines(data)
     t1 = time.thread_time()
     seconds["decode"] = t1 - t0
-    text_lines = decoded.text.split("\n")
     if max(map(len, text_lines)) > settings.max_line_chars:  # the lengths in C; the first too long named
         i, line = next((i, line) for i, line in enumerate(text_lines, 1) if len(line) > settings.max_line_chars)
         raise Quarantine(f"line {i}: {len(line)} characters, over the limit of {settings.max_line_chars}")
@@ -248,6 +250,56 @@ def _ingest(
     return checks.judge(src, checks.source_checks(lines, elements, shape)), elements
 
 
+class _Sent:
+    """What a worker sent the job in one pool (the pool's token): each distinct
+    wording and number (``_SHARED``'s columns), in the order it was first sent.
+
+    A worker sends its result with every wording it has sent before in the same
+    pool as its index in that order, and only the new ones as text: releases
+    repeat most of their predecessors' wordings, so most of the result is
+    numbers in an array, which neither side pickles, sends, unpickles or hashes
+    string by string (the job's own process, on the 90 MB benchmark corpus:
+    170 MB received and 2.9 s to unpickle and share the elements before; see
+    the commit). The job keeps each worker's list (``_Shared.receive``)."""
+
+    def __init__(self) -> None:
+        self.token = ""
+        self.index: dict[str, int] = {}
+
+    def pack(self, token: str, rows: tuple[Source, Columns]) -> bytes:
+        """``rows`` as sent in the pool ``token``: (pid, how many wordings this
+        worker had sent before, the new ones, the source, the columns, the
+        shared ones as arrays of indices)."""
+        if token != self.token:  # a new pool (a forked worker inherits its parent's)
+            self.token, self.index = token, {}
+        index = self.index
+        start = len(index)
+        fresh: list[str] = []
+        src, columns = rows
+        cols: list[Any] = list(columns)
+        for i in _SHARED:
+            column = cols[i]
+            refs = list(map(index.get, column))  # in C: most were sent before
+            at = refs.index(None) if None in refs else len(refs)
+            while at < len(refs):
+                text = column[at]
+                ref = index.get(text)  # sent further up this result
+                if ref is None:
+                    ref = index[text] = len(index)
+                    fresh.append(text)
+                refs[at] = ref
+                try:
+                    at = refs.index(None, at + 1)
+                except ValueError:
+                    break
+            cols[i] = array("I", cast(list[int], refs))  # no None left
+        return pickle.dumps((os.getpid(), start, fresh, src, tuple(cols)), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+_SENT = _Sent()  # this process's, as a worker
+_SHARED = tuple(Element._fields.index(name) for name in ("text_raw", "body", "number_as_written"))
+
+
 class _Shared:
     """Packed results made elements again, with one string object per distinct
     wording and rule number across all sources. Releases repeat most of their
@@ -257,25 +309,48 @@ class _Shared:
     (206 MB instead of 475 MB for the 90 MB benchmark corpus; the numbers take a
     further 9% off on raw/)."""
 
-    _SHARED = tuple(Element._fields.index(name) for name in ("text_raw", "body", "number_as_written"))
-
     def __init__(self) -> None:
         self._seen: dict[str, str] = {}
+        self._sent: dict[int, list[str]] = {}  # worker pid -> the wordings it sent, in order
+        self._waiting: dict[tuple[int, int], tuple[int, Any, dict[str, float] | None]] = {}
 
     def __call__(self, packed: Packed | None) -> ReadResult:
-        if packed is None:
+        if packed is None or isinstance(packed[0], bytes):
             raise ValueError("no result to share")
         share = self._seen.setdefault
+        rows, seconds = packed
+        assert not isinstance(rows, bytes)
+        src, columns = rows
+        cols: list[Any] = list(columns)
+        for i in _SHARED:  # setdefault(s, s) for each string of the column, in C
+            cols[i] = map(share, cols[i], cols[i])
+        return src, list(map(_make_element, zip(*cols, strict=True))), seconds
+
+    def receive(self, k: int, packed: Packed) -> list[tuple[int, ReadResult]]:
+        """The results a worker's result for task ``k`` completes, by task: it
+        names wordings by their place in what that worker sent before, so one
+        that arrives before an earlier one of the same worker waits for it (the
+        pool sends results in the order they are made, but this does not rely
+        on it)."""
         data, seconds = packed
-        src, rows = pickle.loads(data) if isinstance(data, bytes) else data
-        elements = []
-        make = tuple.__new__
-        for row in rows:
-            values = list(row)
-            for i in self._SHARED:
-                values[i] = share(values[i], values[i])
-            elements.append(make(Element, values))
-        return src, elements, seconds
+        if not isinstance(data, bytes):
+            raise ValueError("not a worker's result")
+        pid, start, *sent = pickle.loads(data)
+        self._waiting[pid, start] = (k, sent, seconds)
+        table = self._sent.setdefault(pid, [])
+        share = self._seen.setdefault
+        done: list[tuple[int, ReadResult]] = []
+        while (pid, len(table)) in self._waiting:
+            task, (fresh, src, columns), took = self._waiting.pop((pid, len(table)))
+            table += map(share, fresh, fresh)
+            cols = list(columns)
+            for i in _SHARED:
+                cols[i] = map(table.__getitem__, cols[i])
+            done.append((task, (src, list(map(_make_element, zip(*cols, strict=True))), took)))
+        return done
+
+
+_make_element = partial(tuple.__new__, Element)  # Element(*row) from a tuple, in C
 
 
 def read_all(
@@ -296,19 +371,26 @@ def read_all(
     found = [None if result is None else share(result)
              for result in (_read_packed(*a, parse_missing=False) for a in args)]
     todo = [k for k, result in enumerate(found) if result is None]
-    if progress and len(todo) < len(args):
-        progress("read", len(args) - len(todo), len(args))
+    done = len(args) - len(todo)
+    if progress and todo and done:
+        progress("read", done, len(args))
     if not todo:
         return [result for result in found if result is not None]
+    token = os.urandom(8).hex()  # this pool's: what its workers sent before
     with workers.pool(settings.jobs) as executor:
-        futures = {executor.submit(_read_packed, *args[k], parse_missing=True, to_send=True): k for k in todo}
-        for done, future in enumerate(as_completed(futures), len(args) - len(todo) + 1):
+        futures = {executor.submit(_read_packed, *args[k], parse_missing=True, to_send=token): k for k in todo}
+        for future in as_completed(futures):
             # Let go of the future once its result is shared: kept, it holds the
             # worker's copy of every wording until the pool closes (stage one twice).
-            found[futures.pop(future)] = share(future.result())
+            packed = future.result()
+            if packed is None:
+                raise RuntimeError("a worker parsed nothing")
+            for k, result in share.receive(futures.pop(future), packed):
+                found[k] = result
+                done += 1
+                if progress:
+                    progress("read", done, len(paths))
             del future
-            if progress:
-                progress("read", done, len(paths))
+    if share._waiting:
+        raise RuntimeError(f"{len(share._waiting)} results of the workers named wordings never sent")
     return [result for result in found if result is not None]
-
-
