@@ -19,7 +19,7 @@ from pipeline import workers
 from pipeline.publish import card, datasette, parquet
 from pipeline.publish import meta as self_description
 from pipeline.publish import sqlite as database
-from pipeline.publish.csv import CHUNK, Columns, InColumns, Row, chunks, transpose, write_csv
+from pipeline.publish.csv import CHUNK, Columns, InColumns, Row, Texts, chunks, transpose, write_csv
 from pipeline.publish.datapackage import validate_rules_json
 from pipeline.publish.json import write_json
 from pipeline.publish.rows import CITED, COLUMNS, Built, Ledger, cited_rows, rules_json, tables
@@ -95,9 +95,9 @@ def _write_table(out: Path, name: str, rows: Iterable[Row],
     straight from its elements (``Ledger``), the other tables' from their rows."""
     copy = parquet.Writer(out, BY_NAME[name])
     try:
-        def also(columns: Columns, ends: list[int]) -> None:
+        def also(columns: Columns, ends: list[int], texts: Texts) -> None:
             building.feed_columns(name, columns)
-            copy.write_columns(columns, ends)
+            copy.write_columns(columns, ends, texts)
 
         pieces = rows.columns(CHUNK) if isinstance(rows, Ledger) else map(transpose, chunks(rows, CHUNK))
         file = f"{name}.csv"

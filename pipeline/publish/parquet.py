@@ -87,23 +87,34 @@ class Writer:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet")
         self._writing: Future[None] | None = None
         self._block = 0  # the CSV block the rows of ``_columns`` end in
-        self._columns: list[list[Any]] = [[] for _ in table.columns]  # the rows of the batch being gathered
+        # The rows of the batch being gathered: of each column, its pieces (values, or Arrow text arrays).
+        self._columns: list[list[Any]] = [[] for _ in table.columns]
+        self._gathered = 0  # rows in them
         self._batches: list[Any] = []  # the row group being gathered
 
-    def write(self, rows: list[Row], ends: Sequence[int]) -> None:
+    def write(self, rows: list[Row], ends: Sequence[int], texts: Sequence[Any | None] = ()) -> None:
         """More rows, and the byte offset in the CSV file where each one's line ends."""
         if rows:
-            self.write_columns(list(zip(*rows, strict=True)), ends)
+            self.write_columns(list(zip(*rows, strict=True)), ends, texts)
 
-    def write_columns(self, columns: Sequence[Sequence[Any]], ends: Sequence[int]) -> None:
-        """``write`` for rows given as columns (each the values of the same rows)."""
+    def write_columns(self, columns: Sequence[Sequence[Any]], ends: Sequence[int],
+                      texts: Sequence[Any | None] = ()) -> None:
+        """``write`` for rows given as columns (each the values of the same rows);
+        ``texts``, where given, each column of text as an Arrow array (``None``
+        for another), copied as it is rather than made again."""
         size, start = len(ends), 0
+        arrays = [None if text is None or kind != "string" else text
+                  for kind, text in zip(self._kinds, texts or [None] * len(columns), strict=True)]
         while start < size:
             # Rows whose line ends in the block ``_block`` (its newline, at end - 1).
             stop = bisect_right(ends, (self._block + 1) * BLOCK, lo=start)
             whole = start == 0 and stop == size
-            for kept, column in zip(self._columns, columns, strict=True):
-                kept.extend(column if whole else column[start:stop])
+            for kept, column, array in zip(self._columns, columns, arrays, strict=True):
+                if array is not None:
+                    kept.append(array if whole else array.slice(start, stop - start))
+                else:
+                    kept.append(column if whole else column[start:stop])
+            self._gathered += stop - start
             if stop < size:
                 self._end_batch()
                 self._block = (ends[stop] - 1) // BLOCK
@@ -137,9 +148,10 @@ class Writer:
             _release()
 
     def _end_batch(self) -> None:
-        if self._columns[0]:
+        if self._gathered:
             self._batches.append(self._batch(self._columns))
             self._columns = [[] for _ in self._columns]
+            self._gathered = 0
             if sum(b.num_rows for b in self._batches) >= ROW_GROUP:
                 self._end_group()
 
@@ -162,17 +174,33 @@ class Writer:
         import pyarrow as pa
 
         return pa.RecordBatch.from_arrays(
-            [_array(kind, values, field.type) for kind, values, field in zip(self._kinds, columns, self._schema,
-                                                                               strict=True)],
+            [_array(kind, _joined(pieces), field.type)
+             for kind, pieces, field in zip(self._kinds, columns, self._schema, strict=True)],
             schema=self._schema,
         )
 
 
-def _array(kind: str, values: Sequence[Any], type_: Any) -> Any:
-    """A column's values as Arrow reads them from its CSV cells: an empty cell null."""
+def _joined(pieces: list[Any]) -> Any:
+    """A column's pieces of a batch as one: an Arrow text array when they all
+    are, else their values in one list."""
+    import pyarrow as pa
+
+    if all(isinstance(piece, pa.Array) for piece in pieces):
+        return pieces[0] if len(pieces) == 1 else pa.concat_arrays(pieces)
+    values: list[Any] = []
+    for piece in pieces:
+        values.extend(piece.to_pylist() if isinstance(piece, pa.Array) else piece)
+    return values
+
+
+def _array(kind: str, values: Sequence[Any] | Any, type_: Any) -> Any:
+    """A column's values (or, of a text column, an Arrow text array of them) as
+    Arrow reads them from its CSV cells: an empty cell null."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if isinstance(values, pa.Array):  # a column of text, made by the CSV writer
+        return empty_as_null(values)
     if kind == "date":  # ISO text, as the CSV has it: Arrow parses it
         text = pa.array(values, type=pa.string())
         return pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text).cast(type_)
