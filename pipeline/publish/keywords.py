@@ -63,7 +63,8 @@ def renamed(term: str, text: str) -> tuple[str, str] | None:
     >>> renamed("Bury (Obsolete)", "A term that meant “put into its owner’s graveyard.”") is None
     True
     """
-    old, new = _OBSOLETE.match(term.strip()), _RENAMED.search(text)
+    old = _OBSOLETE.match(term.strip())
+    new = _RENAMED.search(text) if old else None  # the text searched only for an obsolete term: a few of 60,000
     return (old.group(1), new.group(1).strip()) if old and new else None
 
 
@@ -106,33 +107,42 @@ def keyword_rows(sources: Sequence[Source], elements: Iterable[Element], mapping
                   for m in mappings if m.source_id in wanted and m.lineage_id and not m.title}
     now = {line.lineage_id: line.canonical_number for line in lineages}
     names = renames(glossary)
+    key = _Keys()  # each release repeats the titles of the one before: each folded once
     rows: list[dict[str, Any]] = []
     for src in chain:
         seen: set[tuple[str, str]] = set()
-        for kind, name, written, first, mapped in _keywords(by_source[src.source_id]):
-            if (kind, title_key(name)) in seen:  # a release that lists one twice: its first place
+        for kind, name, written, first, mapped in _keywords(by_source[src.source_id], key):
+            if (kind, key[name]) in seen:  # a release that lists one twice: its first place
                 continue
-            seen.add((kind, title_key(name)))
+            seen.add((kind, key[name]))
             lineage = lineage_of.get((src.source_id, normalise(first)), "") if first else ""
             if lineage:
                 canonical = now.get(lineage, "")
                 canonical = canonical if kind == ABILITY_WORD or not canonical else section_of(canonical)
             else:
                 canonical = mapped
-            new = names.get(title_key(name), "")
+            new = names.get(key[name], "")
             rows.append({
                 "keyword": name, "kind": kind, "source_id": src.source_id, "effective_date": src.effective_date,
                 "section_as_written": written, "canonical_section": canonical, "lineage_id": lineage,
-                "renamed_to": new if title_key(new) != title_key(name) else "",
+                "renamed_to": new if key[new] != key[name] else "",
             })
     return rows
 
 
-def _keywords(els: Sequence[Element]) -> Iterator[tuple[str, str, str, str, str]]:
+class _Keys(dict[str, str]):
+    """``title_key`` of each title, made once."""
+
+    def __missing__(self, title: str) -> str:
+        made = self[title] = title_key(title)
+        return made
+
+
+def _keywords(els: Sequence[Element], key: _Keys) -> Iterator[tuple[str, str, str, str, str]]:
     """(kind, name, number as written, number of its first rule, canonical number
     of its heading) of each keyword of one release's elements, in document order."""
-    headings = {normalise(el.number_as_written): HEADINGS[title_key(el.text)] for el in els
-                if el.kind == "section" and title_key(el.text) in HEADINGS and el.number_as_written}
+    headings = {normalise(el.number_as_written): HEADINGS[key[el.text]] for el in els
+                if el.kind == "section" and key[el.text] in HEADINGS and el.number_as_written}
     first_rule: dict[int, str] = {}
     for el in els:
         if el.kind == "rule" and el.parent_line and el.parent_line not in first_rule:
