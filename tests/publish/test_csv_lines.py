@@ -14,7 +14,7 @@ import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.publish.csv import CHUNK, InColumns, cell, write_csv
+from pipeline.publish.csv import CHUNK, Columns, InColumns, cell, write_csv
 
 # Text that needs quoting and text that does not, beyond ASCII, and the empty cell.
 _TEXT = st.text(alphabet=st.sampled_from('ab ,"\n\r\té’—Dandân;:'), max_size=12)
@@ -47,11 +47,12 @@ def test_lines_are_the_cells_of_each_row(columns: list[list[Any]]) -> None:
     seen: list[tuple[Any, list[int], list[Any]]] = []
     with tempfile.TemporaryDirectory() as folder:  # hypothesis runs the test many times in one tmp_path
         sink = Path(folder) / "t.csv"
-        write_csv(sink, names, InColumns([columns]), lambda given, ends, texts: seen.append((given, ends, texts)))
+        piece: Columns = [*columns]
+        write_csv(sink, names, InColumns([piece]), lambda given, ends, texts: seen.append((given, ends, texts)))
         data = sink.read_bytes()
     assert data == _expected(names, columns)
     [(given_back, ends, texts)] = seen
-    assert given_back is columns
+    assert given_back is piece
     assert ends[-1] == len(data)
     assert all(data[end - 1:end] == b"\n" for end in ends)
     assert len(ends) == len(columns[0])
