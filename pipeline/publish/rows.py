@@ -260,9 +260,12 @@ def cited_rows(renumber_map: Iterable[Row]) -> list[Row]:
     pick = itemgetter(at["source_id"], at["number_as_written"], at["title"], at["lineage_id"],
                       at["canonical_number"], at["reason"])
     found: dict[tuple[str, str, str], list[Any]] = {}
+    normalised: dict[str, str] = {}  # a few thousand numbers, each written by many sources
     for rowid, row in enumerate(renumber_map, 1):
         source, written, title, lineage, canonical, reason = pick(row)
-        number = normalise_number(written or "")
+        number = normalised.get(written)
+        if number is None:
+            number = normalised[written] = normalise_number(written or "")
         if title:
             if len(number) < 3:
                 continue
@@ -276,6 +279,10 @@ def cited_rows(renumber_map: Iterable[Row]) -> list[Row]:
             position = found[key][6] if key in found else rowid
             found[key] = [source, number, "twice", None, None, rowid, position]
     return [tuple(r) for r in sorted(found.values(), key=lambda r: r[6])]
+
+
+_XREF_ROW = ("element_id", "target_as_written", "target_canonical", "target")
+assert COLUMNS["xrefs"] == _XREF_ROW, "the rows of xrefs are made in this order"
 
 
 def _derived(corpus: Built) -> dict[str, Iterable[Row]]:
@@ -335,30 +342,30 @@ def _derived(corpus: Built) -> dict[str, Iterable[Row]]:
         for m in (*corpus.mappings, *corpus.lent_mappings) if m.number_as_written
     }
     like = {s.source_id: s.numbering_like for s in corpus.sources}
-    xref_rows = []
+    xref_rows: list[Row] = []
     # Numbers a source writes only inside cross-references get renumber_map rows
     # of their own (method "xref"), mapped through the release it shares numbering with.
     by_xref: dict[tuple[str, str], Mapping] = {}
     for el in els:
         if el.kind in ("rule", "example", "qa", "glossary", "prose"):
-            body = el.answer if el.kind == "qa" else el.text
-            for written, target in cross_references(body):
-                own = per_source_map.get((el.source_id, target))
-                mapped = own if own is not None else per_source_map.get((like.get(el.source_id, ""), target), "")
-                if own is None and (el.source_id, target) not in by_xref:
-                    donor = like.get(el.source_id, "")
+            found = cross_references(el.answer if el.kind == "qa" else el.text)
+            if not found:  # most elements: nothing more to make
+                continue
+            source, element_id = el.source_id, el.element_id
+            donor = like.get(source, "")
+            for written, target in found:
+                own = per_source_map.get((source, target))
+                mapped = own if own is not None else per_source_map.get((donor, target), "")
+                if own is None and (source, target) not in by_xref:
                     why = (
-                        "cross-reference to a rule this release does not contain" if donor == el.source_id
+                        "cross-reference to a rule this release does not contain" if donor == source
                         else f"written only as a cross-reference; no rule {target} in {donor or 'any release'}"
                     )
-                    by_xref[el.source_id, target] = Mapping(
-                        el.source_id, target, "", mapped, "xref" if mapped else "unmapped",
+                    by_xref[source, target] = Mapping(
+                        source, target, "", mapped, "xref" if mapped else "unmapped",
                         100.0 if mapped else 0.0, "" if mapped else why,
                     )
-                xref_rows.append({
-                    "element_id": el.element_id, "target_as_written": written,
-                    "target_canonical": mapped, "target": target,
-                })
+                xref_rows.append((element_id, written, mapped, target))  # in the columns' order (_XREF_ROW)
     return {
         "sections": _as_rows("sections", sections),
         "rules": _as_rows("rules", rules),
@@ -370,7 +377,7 @@ def _derived(corpus: Built) -> dict[str, Iterable[Row]]:
              "section_as_written": qa_section[el.element_id][1]}
             for el in els if el.kind == "qa"
         )),
-        "xrefs": _as_rows("xrefs", xref_rows),
+        "xrefs": xref_rows,
         "glossary": OnDemand(_getter("glossary"), [el for el in els if el.kind == "glossary"]),
         "rule_history": OnDemand(itemgetter(*COLUMNS["rule_history"]), corpus.history),
         "lineages": OnDemand(_getter("lineages"), corpus.lineages),
