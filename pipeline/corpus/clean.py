@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
+from operator import attrgetter
 
-from pipeline.records import Element, Source, evolve
+from pipeline.records import Element, Source, evolve, setter
 
 _WORD = re.compile(r"[A-Za-z]+")
 _LOWER_RUN = re.compile(r"\b[a-z]{6,}\b")
@@ -43,16 +44,30 @@ def base_vocabulary() -> frozenset[str]:
     return frozenset(line.split()[0] for line in data.splitlines() if line and not line.startswith("#"))
 
 
+def words_of(texts: Iterable[str]) -> set[str]:
+    """The lower-cased words of ``texts``, found in one pass over them all.
+
+    >>> sorted(words_of(["Untap the", "untap step"]))
+    ['step', 'the', 'untap']
+    """
+    # A newline is no letter, so no word runs from one text into the next.
+    return set(map(str.lower, _WORD.findall("\n".join(texts))))
+
+
 def word_counts(texts: Iterable[str]) -> Counter[str]:
     """Lower-cased word counts of ``texts``, each distinct text read once and its
-    words counted as often as it occurs (the releases repeat most wordings).
+    words counted as often as it occurs (the releases repeat most wordings): the
+    texts that occur equally often are read in one pass.
 
-    >>> word_counts(["Untap the untap step", "Untap the untap step"])["untap"]
-    4
+    >>> word_counts(["Untap the untap step", "Untap the untap step", "the end"])["the"]
+    3
     """
-    counts: Counter[str] = Counter()
+    by_times: dict[int, list[str]] = {}
     for text, times in Counter(texts).items():
-        found = Counter(map(str.lower, _WORD.findall(text)))
+        by_times.setdefault(times, []).append(text)
+    counts: Counter[str] = Counter()
+    for times, group in by_times.items():
+        found = Counter(map(str.lower, _WORD.findall("\n".join(group))))
         counts.update({word: n * times for word, n in found.items()} if times > 1 else found)
     return counts
 
@@ -77,7 +92,7 @@ class Vocabulary:
     @classmethod
     def build(cls, official: Iterable[str], other: Iterable[str] = ()) -> Vocabulary:
         # Official texts only add words; each distinct wording is read once.
-        return cls(base_vocabulary() | word_counts(set(official)).keys(), word_counts(other))
+        return cls(base_vocabulary() | words_of(set(official)), word_counts(other))
 
     def known(self, word: str) -> bool:
         return word in self.words
@@ -136,6 +151,8 @@ def collapse_spaces(text: str, vocab: Vocabulary | None = None) -> str:
     >>> collapse_spaces("702.1  Most   abilities ")
     '702.1 Most abilities'
     """
+    if "\n" not in text and "\t" not in text and "  " not in text:  # one line, no run to collapse (most texts)
+        return text.strip()
     return "\n".join(_SPACES.sub(" ", line).strip() for line in text.split("\n"))
 
 
@@ -226,59 +243,76 @@ def is_truncated(text: str) -> bool:
     return bool(text.strip()) and not _SENTENCE_END.search(text)
 
 
+_BODY = attrgetter("body")
 _CLEANED = {"chapter", "section", "rule", "example", "glossary", "qa", "prose", "front_matter"}
 
 
+# The copies clean makes: one per element, with the fields its kind cleans.
+_SET_TEXT = setter("text")
+_SET_CLEANED = setter("text", "flags")
+_SET_QA = setter("text", "question", "answer", "flags")
+_SET_TERM = setter("text", "term", "flags")
+
+
+def _merged(flags: tuple[str, ...], more: tuple[str, ...]) -> tuple[str, ...]:
+    """``flags`` then those of ``more`` (which repeats none) not among them, in order."""
+    return tuple(dict.fromkeys(flags + more)) if flags else more
+
+
 def clean(
-    elements: Iterable[Element], vocab: Vocabulary, memo: dict[str, tuple[str, list[str]]] | None = None
+    elements: Iterable[Element], vocab: Vocabulary, memo: dict[str, tuple[str, tuple[str, ...]]] | None = None
 ) -> list[Element]:
     """Cleaned ``text`` (and question, answer, term) with flags for every change.
 
-    ``memo`` (text -> result), shared across sources, cleans each distinct
-    wording once: releases repeat most of their predecessors' text verbatim.
+    ``memo`` (text -> cleaned text and flags), shared across sources, cleans
+    each distinct wording once: releases repeat most of their predecessors'
+    text verbatim. An element is then one look-up and one copy.
     """
     memo = {} if memo is None else memo
     done = memo.get
 
-    def fix(text: str) -> tuple[str, list[str]]:
-        found = done(text)
-        if found is None:
-            found = memo[text] = fix_and_explain(text, vocab)
+    def fix(text: str) -> tuple[str, tuple[str, ...]]:
+        fixed, flags = fix_and_explain(text, vocab)
+        found = memo[text] = (fixed, tuple(flags))
         return found
 
-    out = []
+    out: list[Element] = []
+    append = out.append
     for el in elements:
-        if el.kind not in _CLEANED:
-            out.append(evolve(el, text=el.body))
+        kind, body = el.kind, el.body
+        if kind not in _CLEANED:
+            append(_SET_TEXT(el, body))
             continue
-        text, flags = fix(el.body)
-        extra: dict[str, str] = {}
-        if el.kind == "qa":
-            extra["question"], f1 = fix(el.question)
-            extra["answer"], f2 = fix(el.answer)
-            flags = flags + f1 + f2
-        if el.kind == "glossary":
-            extra["term"], _ = fix(el.term)
-        merged = tuple(dict.fromkeys(el.flags + tuple(flags))) if flags else el.flags
-        out.append(evolve(el, text=text, flags=merged, **extra))
+        text, flags = done(body) or fix(body)
+        if kind == "qa":
+            question, f1 = done(el.question) or fix(el.question)
+            answer, f2 = done(el.answer) or fix(el.answer)
+            flags = tuple(dict.fromkeys(flags + f1 + f2))
+            append(_SET_QA(el, text, question, answer, _merged(el.flags, flags) if flags else el.flags))
+        elif kind == "glossary":
+            term = (done(el.term) or fix(el.term))[0]
+            append(_SET_TERM(el, text, term, _merged(el.flags, flags) if flags else el.flags))
+        else:
+            append(_SET_CLEANED(el, text, _merged(el.flags, flags) if flags else el.flags))
     return out
 
 
 def flag_truncation(src: Source, elements: list[Element]) -> tuple[Source, list[Element]]:
     """Flag a source, and its last element, when it stops mid-sentence or before its end."""
-    content = [i for i, el in enumerate(elements) if el.kind not in ("noise", "front_matter")]
-    if not content:
+    at = next((i for i in range(len(elements) - 1, -1, -1)
+               if elements[i].kind not in ("noise", "front_matter")), None)  # the last content element
+    if at is None:
         return src, elements
-    last = elements[content[-1]]
+    last = elements[at]
     if src.format == "cr_document":
         # A whole document ends with its credits; the glossary before them may
-        # end without a full stop (the 1999 index does).
-        truncated = not any(el.region == "credits" for el in elements)
+        # end without a full stop (the 1999 index does). Sought from the end.
+        truncated = not any(el.region == "credits" for el in reversed(elements))
     else:
         truncated = is_truncated(last.text)
     if truncated:
         elements = list(elements)
-        elements[content[-1]] = evolve(last, flags=last.flags + ("truncated",))
+        elements[at] = evolve(last, flags=last.flags + ("truncated",))
         src = replace(src, flags=src.flags + ("truncated",))
     return src, elements
 
@@ -293,17 +327,21 @@ def clean_sources(
     each distinct wording is cleaned once. A source's elements in ``per_source`` are
     let go as it is cleaned. The source gains its truncation flag and its
     ``line_counts`` (lines per element kind)."""
-    official = {s.source_id for s in sources if s.format == "cr_document"}
-    vocab = Vocabulary.build(
-        (el.body for els in per_source for el in els if el.source_id in official),
-        (el.body for els in per_source for el in els if el.source_id not in official and el.kind != "noise"),
-    )
-    memo: dict[str, tuple[str, list[str]]] = {}
+    # A source's elements are its own (the i-th list is sources[i]'s): official or not, a source at a time.
+    official: set[str] = set()
+    other: list[str] = []
+    for src, els in zip(sources, per_source, strict=True):
+        if src.format == "cr_document":
+            official.update(map(_BODY, els))
+        else:
+            other.extend(el.body for el in els if el.kind != "noise")
+    vocab = Vocabulary.build(official, other)
+    memo: dict[str, tuple[str, tuple[str, ...]]] = {}
     placed = set(first)
     for i in [*first, *(k for k in range(len(per_source)) if k not in placed)]:
         src, els = flag_truncation(sources[i], clean(per_source[i], vocab, memo))
         per_source[i] = []
-        counts: Counter[str] = Counter()
+        counts: dict[str, int] = {}
         for el in els:
-            counts[el.kind] += el.line_end - el.line_start + 1
-        yield i, replace(src, line_counts=dict(counts)), els
+            counts[el.kind] = counts.get(el.kind, 0) + el.line_end - el.line_start + 1
+        yield i, replace(src, line_counts=counts), els
