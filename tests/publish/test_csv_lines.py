@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.publish.csv import CHUNK, Columns, InColumns, cell, write_csv
@@ -41,6 +41,7 @@ def _expected(names: list[str], columns: list[list[Any]]) -> bytes:
     return "".join(",".join(map(cell, row)) + "\n" for row in [tuple(names), *rows]).encode()
 
 
+@settings(deadline=None)  # the first example imports Arrow's kernels; a loaded machine takes its time
 @given(_tables())
 def test_lines_are_the_cells_of_each_row(columns: list[list[Any]]) -> None:
     names = [f"c{k}" for k in range(len(columns))]
