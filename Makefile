@@ -36,12 +36,15 @@ browser:
 # browser, the generated lineages, stability, the wheel), hypothesis's quick profile.
 # make check: lint, then every test with the thorough profile: what CI runs.
 # Both run in two pytest-xdist workers (a file's tests in one worker; the costly
-# session folders made once for both, see tests/conftest.py).
+# session folders made once for both, see tests/conftest.py), the files handed out
+# longest first (tests/conftest.py's LONGEST_FIRST; xdist would order them by their
+# number of tests).
+XDIST := -n 2 --dist loadfile --no-loadscope-reorder
 test: $(STAMP)
-	HYPOTHESIS_PROFILE=default $(PY) -m pytest -q -n 2 --dist loadfile -m "not slow"
+	HYPOTHESIS_PROFILE=default $(PY) -m pytest -q $(XDIST) -m "not slow"
 
 check: lint browser
-	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q -n 2 --dist loadfile --durations=25
+	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q $(XDIST) --durations=25
 
 lint: $(STAMP)
 	$(PY) -m ruff check pipeline tests
