@@ -30,7 +30,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import repeat
+from itertools import compress, count, repeat
+from operator import eq, itemgetter
+
+import numpy as np
 
 from pipeline import numbers
 from pipeline.ingest.parse import Line
@@ -141,12 +144,13 @@ def wrap_of(lines: Sequence[Line]) -> Wrap:
     """The hard wrap of a text, found from its line lengths."""
     if len(lines) < 5:
         return Wrap()
-    texts = [ln.text for ln in lines]
-    lengths = sorted(map(len, texts))
+    texts = list(map(_TEXT, lines))
     n = len(lines)
+    # The lengths at three ranks (what sorting them all would put there), by a partial sort.
+    ranks = (n // 2, int(n * 0.9), int(n * 0.99))
+    middle, tenth, cap = np.partition(np.fromiter(map(len, texts), np.int64, n), ranks)[list(ranks)].tolist()
     if sum(map(str.endswith, texts, repeat(" "))) >= 0.3 * n:
-        return Wrap(lengths[int(n * 0.9)], trailing=True)
-    cap, middle = lengths[int(n * 0.99)], lengths[n // 2]
+        return Wrap(tenth, trailing=True)
     if n >= 20 and 60 <= cap <= 130 and middle >= 0.6 * cap:
         return Wrap(cap)
     return Wrap()
@@ -169,23 +173,38 @@ def layout(lines: Sequence[Line]) -> Layout:
     body = _body_start(lines) if is_cr else 0
     toc = _contents_start(lines, body) if is_cr else body
     regions = ["front"] * toc + ["toc"] * (body - toc)
-    region, seen_numbered = "body", False
-    for ln in lines[body:]:
-        kind = ln.kind
-        if kind == "HEADING":  # _heading(ln), for the one kind it is not '' for
-            heading = ln.text.strip().lower()
-            if heading in _BACK_MATTER and (region != "body" or seen_numbered):
-                region = heading
-        elif kind in _NUMBERED:
-            seen_numbered = True
-        regions.append(region)
+    # From the body on, a region changes only at a heading that names one (after
+    # a numbered line, or in the back matter): the headings and the first
+    # numbered line found by C loops, and each region's lines made at once.
+    kinds = list(map(_KIND, lines))
+    numbered = min((_index(kinds, kind, body) for kind in _NUMBERED), default=len(lines))
+    region, start = "body", body
+    for i in compress(count(), map(eq, kinds, repeat("HEADING"))):
+        if i < body:
+            continue
+        heading = lines[i].text.strip().lower()  # _heading(ln), for the one kind it is not '' for
+        if heading in _BACK_MATTER and (region != "body" or numbered < i):
+            regions += [region] * (i - start)
+            region, start = heading, i
+    regions += [region] * (len(lines) - start)
     return Layout(is_cr, wrap_of(lines), tuple(regions))
+
+
+_KIND, _TEXT = itemgetter(0), itemgetter(2)  # Line.kind, Line.text
+
+
+def _index(kinds: list[str], kind: str, start: int) -> int:
+    """Where ``kind`` is first in ``kinds`` from ``start`` on, else their length."""
+    try:
+        return kinds.index(kind, start)
+    except ValueError:
+        return len(kinds)
 
 
 def _body_start(lines: Sequence[Line]) -> int:
     """Where the body of a whole document starts: after its contents, whose
     entries come again there; without contents, at its first numbered line."""
-    repeated = Counter(toc_key(ln.text) for ln in lines if ln.kind in _HEADED)
+    repeated = Counter(map(toc_key, compress(map(_TEXT, lines), map(_HEADED.__contains__, map(_KIND, lines)))))
     keys: set[str] = set()
     in_contents = False
     fresh_chapter = -1  # a chapter heading the contents did not list
@@ -248,10 +267,17 @@ def assemble(source_id: str, lines: Sequence[Line], shape: Layout | None = None)
     (``shape``: their ``layout``, when the caller has it already)."""
     shape = layout(lines) if shape is None else shape
     state = _State(source_id, shape)
+    # Without a hard wrap, a body line of these kinds never continues the element
+    # before it: ``_line`` would hand it to its handler, which it goes to at once.
+    direct = {} if shape.wrap.width else {kind: _HANDLERS[kind] for kind in _ALONE}
     for line, region in zip(lines, shape.regions, strict=True):
         opens = region != state.region
         if region == "body" and not opens:  # most lines
-            _line(state, line)
+            handler = direct.get(line.kind)
+            if handler is None:
+                _line(state, line)
+            else:
+                handler(state, line)
         else:
             state.region = region
             if region in ("front", "toc", "credits", "index") or (opens and region in _BACK_MATTER):
@@ -544,6 +570,11 @@ def _noise(kind: str) -> Callable[[_State, Line], None]:
 
     return handler
 
+
+# The kinds of line that ``_line`` hands to their handlers when no wrap joins them
+# to the line before: all but TEXT, HEADING (either may continue an element) and
+# ANSWER (it may be the answer to the question before it).
+_ALONE = ("CHAPTER", "SECTION", "RULE", "EXAMPLE", "QUESTION", "VIM_FILLER", "BANNER", "DOTTED")
 
 # Lines that are noise wherever they stand.
 _NOISE_LINES = ("VIM_FILLER", "BANNER", "DOTTED")
