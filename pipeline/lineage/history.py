@@ -258,13 +258,15 @@ def to_use(raw_releases: Sequence[Source], history: History | None) -> tuple[His
     """Whether a run uses ``history``, and how: (history, whole). Whole (its
     lineages as they are) when ``raw/`` holds no release; as releases joining
     the chain when ``raw/``'s newest is newer than the history's (a stale
-    history); not at all otherwise: ``raw/``'s releases are the history then."""
+    history) and lacks some of its releases; not at all otherwise: ``raw/``'s
+    releases are the history then (and the history's are not read)."""
     if history is None:
         return None, False
     if not raw_releases:
         return history, True
     newest = max(s.effective_date for s in raw_releases)
-    if newest > history.newest[1]:
+    dates = {s.effective_date for s in raw_releases}
+    if newest > history.newest[1] and any(rel["date"] not in dates for rel in history.doc["releases"]):
         return history, False
     return None, False
 

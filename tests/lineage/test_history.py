@@ -78,6 +78,10 @@ def test_a_history_is_used_whole_without_a_release_and_lends_releases_to_a_newer
 
     assert histories.to_use([], lent) == (lent, True)
     assert histories.to_use([release("2027-01-15")], lent) == (lent, False)
+    assert histories.to_use([release("2003-10-01"), release("2027-01-15")], lent) == (lent, False)
+    # Newer, but holding every release of the history: it has nothing to lend (and is not read).
+    every = [release("2003-10-01"), release("2026-08-07"), release("2027-01-15")]
+    assert histories.to_use(every, lent) == (None, False)
     assert histories.to_use([release("2026-08-07")], lent) == (None, False)
     assert histories.to_use([release("1999-04-23")], lent) == (None, False)
     assert histories.to_use([], None) == (None, False)
