@@ -19,6 +19,7 @@ from pipeline.records import Element, Source, evolve, setter
 _WORD = re.compile(r"[A-Za-z]+")
 _LOWER_RUN = re.compile(r"\b[a-z]{6,}\b")
 _CAMEL = re.compile(r"\b([a-z]{2,})([A-Z][a-z]+)\b")
+_LOWER_UPPER = re.compile(r"[a-z][A-Z]")  # what every _CAMEL match holds
 _UNDERSCORE = re.compile(r"(?<![\w_])(__?)([^_\n]+?)\1(?![\w_])")
 _UNDERSCORE_TM = re.compile(r"(?<![\w_])_([^_\n]+?)_TM\b")  # "_Odyssey_TM": the releases round it write "Odyssey(TM)"
 _SPACES = re.compile(r"[ \t]{2,}")
@@ -82,6 +83,9 @@ class Vocabulary:
 
     official: frozenset[str]
     counts: Counter[str]
+    # The official texts themselves: each of their words is known, so split_glued
+    # has no unknown word to look for in them.
+    texts: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
     # Every word known() accepts, as one set, so a text is checked in one set operation.
     words: frozenset[str] = field(init=False, compare=False, repr=False)
 
@@ -92,7 +96,8 @@ class Vocabulary:
     @classmethod
     def build(cls, official: Iterable[str], other: Iterable[str] = ()) -> Vocabulary:
         # Official texts only add words; each distinct wording is read once.
-        return cls(base_vocabulary() | words_of(set(official)), word_counts(other))
+        texts = frozenset(official)
+        return cls(base_vocabulary() | words_of(texts), word_counts(other), texts)
 
     def known(self, word: str) -> bool:
         return word in self.words
@@ -176,10 +181,12 @@ def split_glued(text: str, vocab: Vocabulary | None = None) -> str:
             return f"{a} {b}"
         return m.group(0)
 
-    # Most texts have no unknown long word: lower() would give each back as it is.
-    if not vocab.words.issuperset(_LOWER_RUN.findall(text)):
+    # Most texts have no unknown long word (an official text none: its words are
+    # known): lower() would give each back as it is. Few have a lower-case letter
+    # before a capital, which a camel-cased pair needs.
+    if text not in vocab.texts and not vocab.words.issuperset(_LOWER_RUN.findall(text)):
         text = _LOWER_RUN.sub(lower, text)
-    return _CAMEL.sub(camel, text)
+    return _CAMEL.sub(camel, text) if _LOWER_UPPER.search(text) else text
 
 
 def space_quotes(text: str, vocab: Vocabulary | None = None) -> str:
@@ -195,7 +202,10 @@ def space_quotes(text: str, vocab: Vocabulary | None = None) -> str:
     """
     if '"' not in text and "“" not in text and "”" not in text:  # nothing to look at (most texts)
         return text
-    text = _CURLY_OPEN.sub(" “", _CURLY_CLOSE.sub("” ", text))
+    if "”" in text:
+        text = _CURLY_CLOSE.sub("” ", text)
+    if "“" in text:
+        text = _CURLY_OPEN.sub(" “", text)
     if '"' not in text or text.count('"') % 2:
         return text
     pieces = text.split('"')

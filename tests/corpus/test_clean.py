@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from pipeline.corpus import clean
 from pipeline.corpus.clean import Vocabulary, fix_and_explain, is_truncated
+from pipeline.records import Element
 from tests.conftest import Table, examples
 
 VOCAB = Vocabulary.build([])  # the shipped base vocabulary, built from the bundled CR releases
@@ -131,3 +133,57 @@ def test_fixers_equal_their_unshortcut_reference(pieces: list[str]) -> None:
     # known() is one set: the words of official texts and of the shipped list, short words, and words repeated 3 times.
     for word in {w.lower() for w in re.findall(r"[A-Za-z]+", text)}:
         assert vocab.known(word) == (word in clean._SHORT or word in vocab.official or vocab.counts[word] >= 3)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.text(alphabet="ab AB\n\t.é’_", max_size=12), max_size=8))
+def test_words_and_counts_equal_a_text_at_a_time(texts: list[str]) -> None:
+    """words_of reads all texts in one pass and word_counts the texts of equal
+    multiplicity together; the words are those each text has on its own."""
+    one_by_one = [[w.lower() for w in re.findall(r"[A-Za-z]+", t)] for t in texts]
+    assert clean.words_of(texts) == {w for words in one_by_one for w in words}
+    expected: dict[str, int] = {}
+    for words in one_by_one:
+        for w in words:
+            expected[w] = expected.get(w, 0) + 1
+    assert dict(clean.word_counts(texts)) == expected
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.text(alphabet=" \t\n\x0b\x1c\u00a0\u3000ab.", max_size=16))
+@example(" a ")
+@example("a\u00a0")
+@example("a  b")
+def test_collapse_spaces_equals_its_line_by_line_form(text: str) -> None:
+    """A one-line text without a tab or two spaces is only trimmed; any other is done line by line."""
+    assert clean.collapse_spaces(text) == "\n".join(clean._SPACES.sub(" ", ln).strip() for ln in text.split("\n"))
+
+
+def test_an_official_text_is_not_split_but_its_camel_case_is() -> None:
+    """split_glued skips the unknown-word search in an official text (its words
+    are known), not the camel-case one; a repeated other text is searched."""
+    vocab = Vocabulary.build(["the ability based rule", "noted as ofTrample"], ["zzqqxx " * 3])
+    assert vocab.texts == {"the ability based rule", "noted as ofTrample"}
+    assert clean.split_glued("noted as ofTrample", vocab) == "noted as of Trample"
+    assert clean.split_glued("the abilitybased rule", vocab) == "the ability based rule"
+    assert fix_and_explain("the ability based rule", vocab) == ("the ability based rule", [])
+
+
+def _element(kind: str, body: str, **fields: Any) -> Element:
+    return Element("s", 1, 1, kind, body, body=body, **fields)
+
+
+def test_clean_copies_each_element_once_with_its_kinds_fields() -> None:
+    vocab = Vocabulary.build(["the Magic game"])
+    memo: dict[str, tuple[str, tuple[str, ...]]] = {}
+    qa = _element("qa", "Q:  the _Magic_ game", question="the  game?", answer="the _Magic_  game", flags=("x",))
+    gloss = _element("glossary", "Tap  To turn", term="_Tap_")
+    banner = _element("noise", "=====  ", noise_kind="banner")
+    rule = _element("rule", "702.1 the _Magic_ game")
+    got = clean.clean([qa, gloss, banner, rule, rule], vocab, memo)
+    assert got[0] == qa._replace(text="Q: the Magic game", question="the game?", answer="the Magic game",
+                                 flags=("x", "markup_removed", "spaces_collapsed"))
+    assert got[1] == gloss._replace(text="Tap To turn", term="Tap", flags=("spaces_collapsed",))
+    assert got[2] == banner._replace(text="=====  ")  # noise keeps its body as it is
+    assert got[3] == got[4] == rule._replace(text="702.1 the Magic game", flags=("markup_removed",))
+    assert memo["702.1 the _Magic_ game"] == ("702.1 the Magic game", ("markup_removed",))
