@@ -9,36 +9,45 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from operator import attrgetter
 
-from pipeline.records import Element, evolve
+from pipeline.records import Element, evolve, setter
 from pipeline.text import spacing_key
 
 # An unnumbered paragraph is boilerplate when it recurs this often in the corpus
 # and at least twice within one source (pasted after every entry there).
 MIN_TOTAL = 3
 MIN_IN_SOURCE = 2
+_SET_EPIGRAPH = setter("kind", "noise_kind", "continues", "parent_line")
+
+
+_KIND = attrgetter("kind")
+_CONTINUES = attrgetter("continues")
 
 
 def classify(sources: Sequence[list[Element]]) -> list[list[Element]]:
-    """Mark recurring prose as ``epigraph`` noise, then join answer continuations."""
+    """Mark recurring prose as ``epigraph`` noise, then join answer continuations.
+
+    Only prose can be an epigraph and only a paragraph that continues an answer
+    joins one: a source without either (nearly every source) is copied as it is.
+    """
+    prose = [[i for i, kind in enumerate(map(_KIND, elements)) if kind == "prose"] for elements in sources]
     total: Counter[str] = Counter()
     within: Counter[tuple[int, str]] = Counter()
-    for i, elements in enumerate(sources):
-        for el in elements:
-            if el.kind == "prose":
-                key = spacing_key(el.body)
-                total[key] += 1
-                within[(i, key)] += 1
+    for i, (elements, at) in enumerate(zip(sources, prose, strict=True)):
+        for k in at:
+            key = spacing_key(elements[k].body)
+            total[key] += 1
+            within[(i, key)] += 1
     repeated = {k for (_, k), n in within.items() if n >= MIN_IN_SOURCE and total[k] >= MIN_TOTAL}
     out = []
-    for elements in sources:
-        marked = [
-            evolve(el, kind="noise", noise_kind="epigraph", continues=0, parent_line=0)
-            if el.kind == "prose" and spacing_key(el.body) in repeated
-            else el
-            for el in elements
-        ]
-        out.append(join_answers(marked))
+    for elements, at in zip(sources, prose, strict=True):
+        marked = list(elements)
+        for k in at:
+            el = elements[k]
+            if spacing_key(el.body) in repeated:
+                marked[k] = _SET_EPIGRAPH(el, "noise", "epigraph", 0, 0)
+        out.append(join_answers(marked) if any(map(_CONTINUES, marked)) else marked)
     return out
 
 
