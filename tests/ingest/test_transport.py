@@ -49,7 +49,10 @@ def test_sent_wordings_go_once_per_worker(raw: Path) -> None:
     # The first release goes whole; the next repeats most of its wording (and
     # numbers), and sends under a tenth of its three columns' strings anew.
     elements = [len(columns[0]) for *_, columns in sent]
-    assert fresh[0] > elements[0] and fresh[1] < 0.1 * 3 * elements[1]
+    names = [p.name for p, _ in _args(raw)]
+    first, second = names.index("cr-2009-07-11.txt"), names.index("cr-2009-09-04.txt")
+    assert second == first + 1
+    assert fresh[first] > elements[first] and fresh[second] < 0.1 * 3 * elements[second]
     # A new pool starts afresh (a forked worker inherits its parent's table).
     again = pickle.loads(sender.pack("pool-2", packed[1][0]))  # type: ignore[index]
     assert again[1] == 0 and len(again[2]) > fresh[1]
