@@ -482,9 +482,10 @@ def render(doc: dict[str, Any], previous: dict[str, Any] | None = None) -> str:
             f" {cold['peak_mb']:>8.0f} {cold['peak_tree_mb']:>7.0f}"
             f" {_cell(cold.get('peak_tree_pss_mb'), '.0f', 7)}  {status}"
         )
-    lines.append("(decode, parse: CPU seconds summed over the parallel workers; the other stages: wall seconds;")
-    lines.append(" peak MB: the job's process; all MB: it and its workers, resident memory summed, sampled every")
-    lines.append(" 0.2 s; all PSS: the same with each shared page counted once, the goal's measure;")
+    lines.append("(decode, parse: CPU seconds summed over the parallel workers, splitting the text into lines")
+    lines.append(" decode's since 8acc603 (compare decode + parse with older results); the other stages: wall")
+    lines.append(" seconds; peak MB: the job's process; all MB: it and its workers, resident memory summed,")
+    lines.append(" sampled every 0.2 s; all PSS: the same with each shared page counted once, the goal's measure;")
     cpus = doc["machine"]["cpus"]
     lines.append(" cpu s: CPU seconds of the job and all its workers, its start included; cores: cpu s over")
     lines.append(f" the wall seconds of the same span, at most {cpus} here: however well a run spreads its")
