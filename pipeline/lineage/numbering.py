@@ -131,17 +131,17 @@ def number(
                     for el in els if el.kind in ("section", "rule") and el.number_as_written]
         out_elements.append(list(els))
         mappings.extend(_unique(rows))
-    history_rows, ordered = _history(sources, out_elements, lines, attached, chain_ids)
     if len(sources) == own:
+        history_rows, ordered = _history(sources, out_elements, lines, attached, chain_ids)
         return Numbering(out_elements, mappings, ordered, history_rows, attached, reference, chain_ids,
                          lines.step_keys)
     # The history's releases are not this run's sources: none of their rows is published
     # (nor where a lineage ended in one, though a source may bear its name: a cut copy).
     ids = {s.source_id for s in sources[:own]}
     ends = {sources[k].source_id for k in chain if k < own}
+    history_rows, ordered = _history(sources, out_elements, lines, attached, chain_ids, (ids, ends))
     return Numbering(
-        out_elements[:own], [m for m in mappings if m.source_id in ids], ordered,
-        [r for r in history_rows if r["source_id"] in ids and (r["number_as_written"] or r["source_id"] in ends)],
+        out_elements[:own], [m for m in mappings if m.source_id in ids], ordered, history_rows,
         {k: v for k, v in attached.items() if k in ids},
         reference, chain_ids, lines.step_keys,
         out_elements[chain[-1]] if chain and chain[-1] >= own else [], used.name if used else "",
@@ -352,10 +352,14 @@ def _unique(rows: list[Mapping]) -> list[Mapping]:
 
 def _history(
     sources: Sequence[Source], elements: list[list[Element]], lines: Lineages, attached: dict[str, str],
-    chain: list[str],
+    chain: list[str], own: tuple[set[str], set[str]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[Lineage]]:
     """``rule_history.csv``: every lineage in every source it appears in, in date
-    order (an attached source just after its release), with the ended ones."""
+    order (an attached source just after its release), with the ended ones; with
+    ``own`` (the run's sources, its releases), only the rows of those sources, and
+    of the endings in those releases (a run that borrows a history's releases: their
+    rows, made and thrown away, were most of a run on dumps alone)."""
+    ids, ends = own if own is not None else (None, None)
     position = {sid: k for k, sid in enumerate(chain)}
     dates = {s.source_id: s.effective_date for s in sources}
     seen: dict[str, dict[str, tuple[tuple[int, int, str], Element]]] = defaultdict(dict)
@@ -381,18 +385,19 @@ def _history(
         by_source = {el.source_id: el for _, el in versions}
         prev: Element | None = None
         for (_, kind, _), el in versions:
-            if kind == 1:
-                base = by_source.get(attached[el.source_id])
-                change = change_of(base.number_as_written, base.text, el.number_as_written, el.text) if base \
-                    else "added"
-            elif prev is None:
-                change = "split" if line.split_from else "added"
-            else:
-                change = change_of(prev.number_as_written, prev.text, el.number_as_written, el.text)
+            if ids is None or el.source_id in ids:
+                if kind == 1:
+                    base = by_source.get(attached[el.source_id])
+                    change = change_of(base.number_as_written, base.text, el.number_as_written, el.text) if base \
+                        else "added"
+                elif prev is None:
+                    change = "split" if line.split_from else "added"
+                else:
+                    change = change_of(prev.number_as_written, prev.text, el.number_as_written, el.text)
+                rows.append(_history_row(line, el.source_id, dates, el.number_as_written, change, el.text))
             if kind == 0:
                 prev = el
-            rows.append(_history_row(line, el.source_id, dates, el.number_as_written, change, el.text))
-        if line.ended:
+        if line.ended and (ends is None or line.ended_in in ends):
             rows.append(_history_row(line, line.ended_in, dates, "", line.ended, ""))
     return rows, ordered
 
