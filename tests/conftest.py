@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import pickle
 import shutil
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -41,6 +42,12 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.register_profile("default")
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default")
 settings.load_profile(PROFILE)
+
+# Started in the background by a shell (`nohup make check &`), pytest finds Ctrl-C
+# ignored, and so would every process it starts: the tests of what a Ctrl-C does
+# need it taken as a user's terminal gives it (three failed so in a fresh clone).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def examples(thorough: int) -> int:
