@@ -8,9 +8,11 @@ import ctypes
 import gc
 import multiprocessing
 import os
+import select
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager, suppress
@@ -120,9 +122,11 @@ class _Pool(ProcessPoolExecutor):
             return super().submit(fn, *args, **kwargs)
 
 
-def _start_worker() -> None:
+def _start_worker(job: int, since: str) -> None:
     ignore_signals()
     _die_with_parent()
+    if os.getppid() != job:  # a worker of the forkserver, not of the job
+        die_with(job, since)
     gc.set_threshold(COLLECT_EVERY, *gc.get_threshold()[1:])  # a worker lives for one run
 
 
@@ -147,6 +151,42 @@ def _die_with_parent() -> None:
         os._exit(1)
 
 
+# How often a worker whose kernel cannot tell it that a process ended (no pidfd)
+# looks whether the job is still there.
+JOB_POLL_SECONDS = 0.5
+
+
+def die_with(job: int, since: str = "") -> None:
+    """End this process soon after process ``job`` (started at ``since``, as
+    ``started`` said then) ends, however it ends: a thread waits for it.
+
+    For a worker the ``forkserver`` started: its parent is the forkserver, not
+    the job, and ``_die_with_parent`` ties it to that. A job killed outright
+    (``kill -9``, no cleanup) left the forkserver and its workers asleep for
+    ever: each worker holds the job's end of the forkserver's "still wanted"
+    pipe, so the forkserver never saw the job go, and it never went itself.
+    Once the workers go, the forkserver (and the resource tracker) see their
+    last client gone and exit too."""
+    try:
+        watched: int | None = os.pidfd_open(job)  # readable once the process has ended (Linux 5.3)
+    except ProcessLookupError:
+        os._exit(1)
+    except (OSError, AttributeError):
+        watched = None  # not Linux, or an older kernel: look every JOB_POLL_SECONDS instead
+    if gone(job, since):  # the pid is another process's by now
+        os._exit(1)
+    threading.Thread(target=_wait_for, args=(job, since, watched), name="job-gone", daemon=True).start()
+
+
+def _wait_for(job: int, since: str, watched: int | None) -> None:
+    if watched is not None:
+        select.select([watched], [], [])
+    else:
+        while not gone(job, since):
+            time.sleep(JOB_POLL_SECONDS)
+    os._exit(1)  # as the kernel ends a forked worker whose job died: nothing of the run is worth finishing
+
+
 @contextmanager
 def pool(jobs: int, fresh: bool = False) -> Iterator[ProcessPoolExecutor]:
     """A process pool that, on Ctrl-C (or any error), drops its queued work and
@@ -162,7 +202,9 @@ def pool(jobs: int, fresh: bool = False) -> Iterator[ProcessPoolExecutor]:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(list(PRELOAD))
         start_forkserver()
-    with _Pool(max_workers=jobs, mp_context=context, initializer=_start_worker) as executor:
+    job = os.getpid()
+    with _Pool(max_workers=jobs, mp_context=context, initializer=_start_worker,
+               initargs=(job, started(job))) as executor:
         try:
             yield executor
         except BaseException:
