@@ -73,6 +73,12 @@ class Release:
         return {n: i for i, n in reversed(list(enumerate(self.numbers)))}
 
     @cached_property
+    def parents(self) -> list[str]:
+        """The number each rule is lettered or numbered under (``700.8`` for ``700.8a``,
+        ``700`` for ``700.8``): ``numbers.section_of`` of each, made once per release."""
+        return [section_of(n) for n in self.numbers]
+
+    @cached_property
     def heads(self) -> Counter[str]:
         """How many rules open with each first sentence (made once: each pass that reads it reads them all)."""
         return Counter(_first_sentence(k) for k in self.keys)
@@ -300,7 +306,7 @@ def _subrules(rel: Release, i: int) -> list[int]:
     """The indexes of the subrules lettered under rule ``i`` (``700.8a``.. under ``700.8``)."""
     out = []
     for k in range(i + 1, len(rel.numbers)):
-        if section_of(rel.numbers[k]) != rel.numbers[i]:
+        if rel.parents[k] != rel.numbers[i]:
             break
         out.append(k)
     return out

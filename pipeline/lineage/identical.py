@@ -14,7 +14,6 @@ from collections.abc import Callable, Container
 
 from pipeline.lineage.evidence import Release, Step, Subjects, _likeness, _pair
 from pipeline.lineage.thresholds import MIN_NEAR
-from pipeline.numbers import section_of
 
 
 def _identical(a: Release, b: Release, step: Step) -> None:
@@ -64,7 +63,7 @@ def _restated_at_home(a: Release, b: Release, step: Step, i: int, j: int, worded
 # The order in which repeated identical wordings pair: (a, b, i, j) -> whether to pair now.
 _IDENTICAL_ORDER: tuple[Callable[[Release, Release, int, int], bool], ...] = (
     lambda a, b, i, j: a.numbers[i] == b.numbers[j],
-    lambda a, b, i, j: section_of(a.numbers[i]) == section_of(b.numbers[j]),
+    lambda a, b, i, j: a.parents[i] == b.parents[j],
     lambda a, b, i, j: a.sections_of[i] == b.sections_of[j],
     lambda a, b, i, j: True,
 )
@@ -90,7 +89,7 @@ def _cited_as(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
         new = next(iter(said)) if len(said) == 1 else ""
         i, j = a.at.get(old, -1), b.at.get(new, -1)
         if i < 0 or j < 0 or i in step.pairs or i in step.merged_into or j in taken \
-                or new == old or section_of(new) == old:
+                or new == old or b.parents[j] == old:
             continue
         score = _likeness(a.keys[i], b.keys[j], MIN_NEAR)
         if score and subjects.same(a.keys[i], b.keys[j]):

@@ -36,7 +36,6 @@ from pipeline.lineage.thresholds import (
     MIN_SAME_SECTION,
     MIN_WORDS_SAME_NUMBER,
 )
-from pipeline.numbers import section_of
 
 
 def _pair_kept_numbers(a: Release, b: Release, step: Step, score: Callable[[int, int], float]) -> None:
@@ -160,4 +159,4 @@ def _subrules_left(a: Release, b: Release, step: Step, i: int, j: int) -> bool:
     700.8 ("some cards refer to cards with a name originally printed in a particular
     set") took its subrules 700.8a-c under 206.3 as 206.3a-c; the new 700.8 is party."""
     went = [step.pairs[k] for k in _subrules(a, i) if k in step.pairs]
-    return bool(went) and all(section_of(b.numbers[m]) != b.numbers[j] for m in went)
+    return bool(went) and all(b.parents[m] != b.numbers[j] for m in went)

@@ -37,7 +37,6 @@ from pipeline.lineage.thresholds import (
     MIN_SAME_SECTION,
     MIN_SPREAD_LETTERS,
 )
-from pipeline.numbers import section_of
 
 
 def _same_examples(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
@@ -124,10 +123,10 @@ def _leftovers_in_place(a: Release, b: Release, step: Step, subjects: Subjects) 
     back = {j: i for i, j in step.pairs.items() if step.scores.get(i) == 100.0}
 
     def elsewhere(i: int, j: int) -> bool:
-        parent = b.at.get(section_of(b.numbers[j]))  # the rule 903.9a is lettered under
+        parent = b.at.get(b.parents[j])  # the rule 903.9a is lettered under
         if parent is None or parent == j or parent not in back:
             return False
-        return section_of(a.numbers[i]) != a.numbers[back[parent]]
+        return a.parents[i] != a.numbers[back[parent]]
 
     # In a renumbered release (July 2009) a section paired by title says less of
     # where a rule went: its wording must be alike letter by letter too.

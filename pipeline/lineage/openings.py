@@ -25,7 +25,6 @@ from pipeline.lineage.evidence import (
     similarity,
 )
 from pipeline.lineage.thresholds import MIN_ABSORBED, MIN_OPENING_WORDS, MIN_TAKEN_IN
-from pipeline.numbers import section_of
 
 
 def _opening_goes_on(a: Release, b: Release, step: Step) -> None:
@@ -177,7 +176,7 @@ def _parent_opens(a: Release, b: Release, step: Step) -> None:
     509.1c, the requirements check that continues 500.4."""
     back = {j: i for i, j in step.pairs.items()}
     for j, i in sorted(back.items()):
-        parent = a.at.get(section_of(a.numbers[i]))
+        parent = a.at.get(a.parents[i])
         if parent is None or parent == i or parent in step.pairs or not _lettered(a.numbers[i]):
             continue
         found = fuzz.partial_ratio_alignment(a.keys[i], b.keys[j], score_cutoff=MIN_TAKEN_IN)

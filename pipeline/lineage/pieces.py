@@ -42,7 +42,6 @@ from pipeline.lineage.thresholds import (
     MIN_SAME_SECTION,
     MIN_WHOLE_GAIN,
 )
-from pipeline.numbers import section_of
 
 
 def _cut_into_a_list(a: Release, b: Release, step: Step) -> None:
@@ -61,7 +60,7 @@ def _cut_into_a_list(a: Release, b: Release, step: Step) -> None:
     were kept."""
     back = {j: i for i, j in step.pairs.items()}
     for i, piece in list(step.pairs.items()):
-        head = b.at.get(section_of(b.numbers[piece]))
+        head = b.at.get(b.parents[piece])
         if head is None or head in back or _subrules(a, i):
             continue
         cut = [k for k in _subrules(b, head) if back.get(k, i) == i
@@ -224,7 +223,7 @@ def splits_and_merges(a: Release, b: Release, step: Step, subjects: Subjects) ->
         if i not in step.pairs and i not in step.merged_into and len(a.keys[i]) >= MIN_CONTAINED_CHARS:
             around = _near(i, step.pairs, len(a.keys))
             # ... and the rules those are lettered under (2009's 419.2 went into 614.1, above its neighbour's 614.1a)
-            around += [p for j in around if (p := b.at.get(section_of(b.numbers[j]), j)) not in around]
+            around += [p for j in around if (p := b.at.get(b.parents[j], j)) not in around]
             near = [j for j in dict.fromkeys(around) if j not in unchanged and subjects.same(a.keys[i], b.keys[j])]
             best = _contained(a.keys[i], [b.keys[j] for j in near])
             if best is None:

@@ -40,7 +40,6 @@ from pipeline.lineage.thresholds import (
     OPENING_MARGIN,
     RARE_WORDS_LEAD,
 )
-from pipeline.numbers import section_of
 
 
 def _closest_openings(a: Release, b: Release, step: Step, subjects: Subjects) -> None:
@@ -131,7 +130,7 @@ def _only_child_left(a: Release, b: Release, step: Step, subjects: Subjects) -> 
     free = set(cols)
     under: dict[int, list[int]] = defaultdict(list)
     for i in rows:
-        parent = a.at.get(section_of(a.numbers[i]))
+        parent = a.at.get(a.parents[i])
         if parent is not None and parent != i and parent in step.pairs:
             under[parent].append(i)
     for parent, olds in under.items():
