@@ -100,20 +100,14 @@ def _build(raw: Path, settings: Settings, progress: Progress | None, cache: Sour
     del results
     sources = checks.check_releases(sources, read)
     # The lineage steps are aligned in worker processes while the main process
-    # cleans: each release of the chain (as far as it is known before cleaning,
-    # which flags truncated ones) is sent off as soon as it is clean, in the
-    # chain's order.
+    # cleans (``Ahead``): the releases are cleaned first, oldest first, and each
+    # is sent off as soon as it is clean.
     with lineage.Ahead(settings.jobs, cache) as ahead:
         with clock("clean"):
             per_source = noise.classify(read)
             del read
-            cleaned: list[list[Element]] = [[] for _ in per_source]
-            chain = numbering.chain_of(sources)
-            in_chain = set(chain)
-            for i, src, els in clean.clean_sources(sources, per_source, first=chain):
-                sources[i], cleaned[i] = src, els
-                if i in in_chain and numbering.is_release(src):
-                    ahead.add(src.source_id, els)
+            cleaning = clean.clean_sources(sources, per_source)
+            sources, cleaned = ahead.send(cleaning, sources)
             del per_source
         with clock("align"):
             numbered = numbering.number(sources, cleaned, progress, settings.jobs, cache, ahead, history)

@@ -328,11 +328,11 @@ def flag_truncation(src: Source, elements: list[Element]) -> tuple[Source, list[
 
 
 def clean_sources(
-    sources: list[Source], per_source: list[list[Element]], first: Sequence[int] = ()
+    sources: list[Source], per_source: list[list[Element]]
 ) -> Iterator[tuple[int, Source, list[Element]]]:
     """The cleaning stage over the whole corpus: (index, source, cleaned elements) for
-    each source, those at the indexes ``first`` names first, in that order (the job
-    sends each release on to the lineage workers as soon as it is clean). The
+    each source, the dated official documents first, oldest first (by date, then id:
+    the job sends each release on to the lineage workers as soon as it is clean). The
     vocabulary comes from every source's text (the official releases' words first);
     each distinct wording is cleaned once. A source's elements in ``per_source`` are
     let go as it is cleaned. The source gains its truncation flag and its
@@ -347,9 +347,12 @@ def clean_sources(
             other.extend(el.body for el in els if el.kind != "noise")
     vocab = Vocabulary.build(official, other)
     memo: dict[str, tuple[str, tuple[str, ...]]] = {}
-    placed = set(first)
-    for i in [*first, *(k for k in range(len(per_source)) if k not in placed)]:
-        src, els = flag_truncation(sources[i], clean(per_source[i], vocab, memo))
+    dated = sorted((k for k, src in enumerate(sources) if src.format == "cr_document" and src.effective_date),
+                   key=lambda k: (sources[k].effective_date, sources[k].source_id))
+    placed = set(dated)
+    for i in [*dated, *(k for k in range(len(per_source)) if k not in placed)]:
+        els = clean(per_source[i], vocab, memo)
+        src, els = flag_truncation(sources[i], els)
         per_source[i] = []
         counts: dict[str, int] = {}
         for el in els:

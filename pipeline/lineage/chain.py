@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import multiprocessing.process
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -125,6 +125,29 @@ def align_steps(built: Sequence[Release], jobs: int, cache: SourceCache | None, 
     return [step for step in found if isinstance(step, Step)]
 
 
+def is_release(src: Source) -> bool:
+    """A link of the chain: a whole, dated official document."""
+    return (src.status == "ok" and src.format == "cr_document" and bool(src.effective_date)
+            and "truncated" not in src.flags)
+
+
+def chain_of(sources: Sequence[Source]) -> list[int]:
+    """The indexes of the chain's releases, oldest first (by date, then id). One
+    release per effective date: copies of a release (the same file twice, or
+    saved again with other line ends or in another encoding) are one release.
+    The copy named for the release it is (``cr-`` and its effective date), else
+    the one nearest the top of raw/, else the first by id, stands for it, and
+    the others are attached to it. (So a ``copy.txt`` of ``cr-2026-08-07.txt``
+    does not name the reference, nor the lineages that start there.)"""
+    order = sorted((k for k, s in enumerate(sources) if is_release(s)),
+                   key=lambda k: (sources[k].effective_date, sources[k].source_id))
+    firsts: dict[str, int] = {}
+    for k in sorted(order, key=lambda k: (sources[k].source_id != f"cr-{sources[k].effective_date}",
+                                          sources[k].path.count("/"), sources[k].source_id)):
+        firsts.setdefault(sources[k].effective_date, k)
+    return [k for k in order if firsts[sources[k].effective_date] == k]
+
+
 class Ahead:
     """Steps aligned ahead: each release, once cleaned, is sent to a pool of
     ``jobs`` workers to be aligned with the release before it, while the main
@@ -155,6 +178,21 @@ class Ahead:
         self._releases.clear()
         self._last = None
         self._stack.__exit__(kind, error, trace)  # on an error, the pool stops its workers at once
+
+    def send(self, cleaning: Iterable[tuple[int, Source, list[Element]]], sources: Sequence[Source],
+             ) -> tuple[list[Source], list[list[Element]]]:
+        """The sources and their elements as the cleaning stage makes them (``cleaning``
+        gives each source's index, the source and its elements), each release of the
+        chain (as far as it is known before cleaning, which flags truncated ones) sent
+        off to be aligned as soon as it is clean."""
+        out = list(sources)
+        cleaned: list[list[Element]] = [[] for _ in sources]
+        in_chain = set(chain_of(sources))
+        for i, src, els in cleaning:
+            out[i], cleaned[i] = src, els
+            if i in in_chain and is_release(src):
+                self.add(src.source_id, els)
+        return out, cleaned
 
     def add(self, source_id: str, elements: Sequence[Element]) -> None:
         """The next release of the chain, as far as is known before the checks (in date order)."""

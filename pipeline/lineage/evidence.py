@@ -26,7 +26,7 @@ from rapidfuzz import fuzz, process
 
 from pipeline.lineage.align import SEE_RULE
 from pipeline.lineage.thresholds import KEYWORD_SECTIONS, MIN_CONTAINED, MIN_NEAR, MIN_WORDS_KEPT, NEAR, SUBSET_WEIGHT
-from pipeline.numbers import cross_references, section_of
+from pipeline.numbers import citations, section_of
 from pipeline.numbers import normalise as normalise_number
 from pipeline.records import Element
 from pipeline.text import folded, title_key
@@ -113,19 +113,15 @@ class Release:
         return cls(
             source_id, rules, numbers, [_folded(el.text) for el in rules],
             [by_line.get(el.parent_line) or section_of(n) for el, n in zip(rules, numbers, strict=True)],
-            sections, aliases, [tuple(found) for found in examples], [_cites(el.text) for el in rules], chapters,
+            sections, aliases, [tuple(found) for found in examples], [tuple(_cites(el.text)) for el in rules], chapters,
         )
 
 
 # What ``Release.build`` reads of a wording, made once per distinct wording: a history's
 # releases repeat most of their rules word for word (1x: 5% of the elements are distinct).
+# (``_cites``: the rules a wording refers to, each once, in order.)
 _folded = lru_cache(maxsize=1 << 16)(folded)
-
-
-@lru_cache(maxsize=1 << 16)
-def _cites(text: str) -> tuple[str, ...]:
-    """The rules a wording refers to, each once, in order."""
-    return tuple(dict.fromkeys(target for _, target in cross_references(text)))
+_cites = lru_cache(maxsize=1 << 16)(citations)
 
 
 @dataclass

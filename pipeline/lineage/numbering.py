@@ -26,7 +26,7 @@ from pipeline.cache import SourceCache
 from pipeline.changes import change_of
 from pipeline.lineage import align
 from pipeline.lineage.attach import attach, rule_pairs
-from pipeline.lineage.chain import Ahead, Lineages, follow
+from pipeline.lineage.chain import Ahead, Lineages, chain_of, follow
 from pipeline.lineage.history import History, to_use
 from pipeline.numbers import normalise as normalise_number
 from pipeline.numbers import section_of, sort_key
@@ -52,29 +52,6 @@ class Numbering:
     history_used: str = ""  # the name of the history used, if one was
     lent_mappings: list[Mapping] = field(default_factory=list)  # the history's releases' rows (for xrefs)
     reference_date: str = ""  # the reference's date when it is the history's release, not a source
-
-
-def is_release(src: Source) -> bool:
-    """A link of the chain: a whole, dated official document."""
-    return (src.status == "ok" and src.format == "cr_document" and bool(src.effective_date)
-            and "truncated" not in src.flags)
-
-
-def chain_of(sources: Sequence[Source]) -> list[int]:
-    """The indexes of the chain's releases, oldest first (by date, then id). One
-    release per effective date: copies of a release (the same file twice, or
-    saved again with other line ends or in another encoding) are one release.
-    The copy named for the release it is (``cr-`` and its effective date), else
-    the one nearest the top of raw/, else the first by id, stands for it, and
-    the others are attached to it. (So a ``copy.txt`` of ``cr-2026-08-07.txt``
-    does not name the reference, nor the lineages that start there.)"""
-    order = sorted((k for k, s in enumerate(sources) if is_release(s)),
-                   key=lambda k: (sources[k].effective_date, sources[k].source_id))
-    firsts: dict[str, int] = {}
-    for k in sorted(order, key=lambda k: (sources[k].source_id != f"cr-{sources[k].effective_date}",
-                                          sources[k].path.count("/"), sources[k].source_id)):
-        firsts.setdefault(sources[k].effective_date, k)
-    return [k for k in order if firsts[sources[k].effective_date] == k]
 
 
 def number(

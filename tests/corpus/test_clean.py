@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pipeline.corpus import clean
 from pipeline.corpus.clean import Vocabulary, fix_and_explain, is_truncated
-from pipeline.records import Element
+from pipeline.records import Element, Source
 from tests.conftest import Table, examples
 
 VOCAB = Vocabulary.build([])  # the shipped base vocabulary, built from the bundled CR releases
@@ -187,3 +187,18 @@ def test_clean_copies_each_element_once_with_its_kinds_fields() -> None:
     assert got[2] == banner._replace(text="=====  ")  # noise keeps its body as it is
     assert got[3] == got[4] == rule._replace(text="702.1 the Magic game", flags=("markup_removed",))
     assert memo["702.1 the _Magic_ game"] == ("702.1 the Magic game", ("markup_removed",))
+
+
+def test_the_dated_releases_are_cleaned_first_oldest_first() -> None:
+    """The lineage aligns each release as soon as it is clean: the dated official
+    documents come first, by date then id; the rest after, in their own order."""
+    sources = [Source("faq", "faq.txt", "a", 1, format="faq_page"),
+               Source("new", "new.txt", "b", 1, format="cr_document", effective_date="2026-08-07"),
+               Source("undated", "undated.txt", "c", 1, format="cr_document"),
+               Source("old", "old.txt", "d", 1, format="cr_document", effective_date="2025-09-19"),
+               Source("b-copy", "b.txt", "e", 1, format="cr_document", effective_date="2026-08-07")]
+    per_source = [[Element(s.source_id, 1, 1, "rule", "702.2a Flying is evasion.", body="Flying is evasion.",
+                           number_as_written="702.2a", text="Flying is evasion.")] for s in sources]
+    got = [(i, src.source_id, [el.source_id for el in els]) for i, src, els in clean.clean_sources(sources, per_source)]
+    assert [i for i, _, _ in got] == [3, 4, 1, 0, 2]
+    assert all(sid == sources[i].source_id and ids == [sid] for i, sid, ids in got)

@@ -1746,12 +1746,12 @@ def test_the_same_release_twice_is_the_copy_named_for_it() -> None:
     sources = [Source("copy", "copy.txt", "b", 1, format="cr_document", effective_date="2026-08-07"),
                Source("cr-2026-08-07", "cr-2026-08-07.txt", "b", 1, format="cr_document", effective_date="2026-08-07"),
                Source("cr-2025-09-19", "cr-2025-09-19.txt", "a", 1, format="cr_document", effective_date="2025-09-19")]
-    assert numbering.chain_of(sources) == [2, 1]
+    assert chain.chain_of(sources) == [2, 1]
     numbered = numbering.number(sources, [_release(texts, sid="copy"), _release(texts, sid="cr-2026-08-07"),
                                           _release(texts[:1], sid="cr-2025-09-19")])
     assert numbered.chain == ["cr-2025-09-19", "cr-2026-08-07"] and numbered.reference == "cr-2026-08-07"
     # Without a copy named for the release, the first by id stands for it.
-    assert numbering.chain_of([sources[0], replace(sources[1], source_id="other")]) == [0]
+    assert chain.chain_of([sources[0], replace(sources[1], source_id="other")]) == [0]
 
 
 def test_diff_any_two_releases_matches_through_lineages(bundled: Bundled) -> None:
@@ -1874,6 +1874,29 @@ def test_steps_aligned_ahead_are_the_steps_aligned_after() -> None:
         stepped = chain.align_steps(gap, 2, None, [], ahead)
         assert set(ahead.pending) == {(built[0].digest(), built[1].digest()), (built[1].digest(), built[2].digest())}
     assert _same_steps(stepped, [align_pair(built[0], built[2]), whole[2]])
+
+
+def test_ahead_sends_the_chain_as_the_cleaning_stage_makes_it() -> None:
+    """``send`` takes each source as it is cleaned; the releases of the chain (one
+    per date: the copy named for the release) go to be aligned, and one that
+    cleaning found truncated does not, nor does a page."""
+    texts = ["Flying is evasion.", "Reach lets a creature block flying creatures."]
+    sources = [Source("faq", "faq.txt", "c", 1, format="faq_page"),
+               Source("copy", "copy.txt", "b", 1, format="cr_document", effective_date="2026-08-07"),
+               Source("cr-2026-08-07", "cr-2026-08-07.txt", "b", 1, format="cr_document", effective_date="2026-08-07"),
+               Source("cr-2025-09-19", "cr-2025-09-19.txt", "a", 1, format="cr_document", effective_date="2025-09-19"),
+               Source("cr-2026-11-14", "cr-2026-11-14.txt", "d", 1, format="cr_document", effective_date="2026-11-14")]
+    elements = [_release(texts, sid=s.source_id) for s in sources]
+    truncated = replace(sources[4], flags=("truncated",))
+    cleaning = [(3, sources[3], elements[3]), (1, sources[1], elements[1]), (2, sources[2], elements[2]),
+                (4, truncated, elements[4]), (0, sources[0], elements[0])]
+    with chain.Ahead(1, None) as ahead:
+        got, cleaned = ahead.send(iter(cleaning), sources)
+        assert got == [*sources[:4], truncated] and cleaned == elements
+        assert ahead.held == 2
+        held = [s.source_id for s, els in zip(sources, elements, strict=True)
+                if ahead.built(s.source_id, els) is ahead.built(s.source_id, els)]
+    assert held == ["cr-2026-08-07", "cr-2025-09-19"]
 
 
 def test_a_step_in_the_cache_is_not_aligned_ahead(tmp_path: Path) -> None:
