@@ -15,8 +15,11 @@ cross-references (``cross_references``, ``citations``), ranges expanded.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache, lru_cache
-from importlib import resources
+from importlib import util
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 GRAMMAR = "dump.lark"
 
@@ -25,7 +28,18 @@ GRAMMAR = "dump.lark"
 def grammar_text() -> str:
     """The grammar, from ``pipeline.grammars``: the checkout's top-level ``grammars/``,
     mapped into the package (pyproject.toml), so a checkout and an installed wheel
-    read the same file. Read once a process: the parser and every shape use it."""
+    read the same file. Read once a process: the parser and every shape use it.
+
+    Read straight from the package's folder where it is one (a checkout, an
+    installed wheel): ``importlib.resources``, which also reads a zipped
+    package, costs every query command a few milliseconds to import."""
+    spec = util.find_spec("pipeline.grammars")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(folder) / GRAMMAR
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    from importlib import resources
+
     return resources.files("pipeline.grammars").joinpath(GRAMMAR).read_text(encoding="utf-8")
 
 
@@ -47,29 +61,61 @@ def shape(name: str) -> str:
     return f"(?:{written.group(1)})"
 
 
-RULE_NUMBER = shape("RULE_NUMBER")
-SECTION_NUMBER = shape("SECTION_NUMBER")
-CHAPTER_NUMBER = shape("CHAPTER_NUMBER")
-QUESTION_LABEL = shape("QUESTION_LABEL")
-ANSWER_LABEL = shape("ANSWER_LABEL")
+# The shapes, and the patterns made of them, are made when first used (``__getattr__``):
+# reading the grammar and compiling them all cost every command that loads this
+# module (``search``, ``resolve``) about 20 ms before it had done anything.
+if TYPE_CHECKING:
+    RULE_NUMBER: str
+    SECTION_NUMBER: str
+    CHAPTER_NUMBER: str
+    QUESTION_LABEL: str
+    ANSWER_LABEL: str
+    RULE_AT_START: re.Pattern[str]
+    SECTION_AT_START: re.Pattern[str]
+    CHAPTER_AT_START: re.Pattern[str]
+    QUESTION: re.Pattern[str]
+    ANSWER_AT_START: re.Pattern[str]
+    IN_TEXT: re.Pattern[str]
+    SECTION_IN_TEXT: re.Pattern[str]
+    CANONICAL: str
 
-# A number at the start of a line: (number, trailing dot, space after).
-RULE_AT_START = re.compile(rf"\s*({RULE_NUMBER})(\.?)(\s*)")
-SECTION_AT_START = re.compile(rf"\s*({SECTION_NUMBER})(\.?)(\s*)")
-CHAPTER_AT_START = re.compile(rf"\s*({CHAPTER_NUMBER})(\.)(\s*)")
-# A question line, with the answer when it shares the line.
-QUESTION = re.compile(rf"\s*{QUESTION_LABEL}\s*(.*?)(?:\s+{ANSWER_LABEL}\s+(.*))?\s*$", re.S)
-ANSWER_AT_START = re.compile(rf"\s*{ANSWER_LABEL}\s*")
 
-# A rule or section number inside running text ("see rule 702.42a"): not part
-# of a longer number or word.
-IN_TEXT = re.compile(rf"(?<![\w.]){RULE_NUMBER}(?![\w])")
-# A section number inside running text ("See rule 702.42, “Entwine.”").
-SECTION_IN_TEXT = re.compile(rf"(?<![\w.])({SECTION_NUMBER})(?![\w])")
+def __getattr__(name: str) -> Any:
+    """A shape or pattern of ``_MADE``, made on first use and kept as the module's attribute."""
+    if name in globals():
+        return globals()[name]
+    make = _MADE.get(name)
+    if make is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    made = globals()[name] = make()
+    return made
 
-# A canonical number, as the reference writes it (``normalise``): the pattern
-# rules.schema.json checks rules.json against.
-CANONICAL = rf"^(?:{CHAPTER_NUMBER}|{RULE_NUMBER.replace('[ ]?', '')})$"
+
+_n = __getattr__
+_MADE: dict[str, Callable[[], Any]] = {
+    "RULE_NUMBER": lambda: shape("RULE_NUMBER"),
+    "SECTION_NUMBER": lambda: shape("SECTION_NUMBER"),
+    "CHAPTER_NUMBER": lambda: shape("CHAPTER_NUMBER"),
+    "QUESTION_LABEL": lambda: shape("QUESTION_LABEL"),
+    "ANSWER_LABEL": lambda: shape("ANSWER_LABEL"),
+    # A number at the start of a line: (number, trailing dot, space after).
+    "RULE_AT_START": lambda: re.compile(rf"\s*({_n('RULE_NUMBER')})(\.?)(\s*)"),
+    "SECTION_AT_START": lambda: re.compile(rf"\s*({_n('SECTION_NUMBER')})(\.?)(\s*)"),
+    "CHAPTER_AT_START": lambda: re.compile(rf"\s*({_n('CHAPTER_NUMBER')})(\.)(\s*)"),
+    # A question line, with the answer when it shares the line.
+    "QUESTION": lambda: re.compile(
+        rf"\s*{_n('QUESTION_LABEL')}\s*(.*?)(?:\s+{_n('ANSWER_LABEL')}\s+(.*))?\s*$", re.S),
+    "ANSWER_AT_START": lambda: re.compile(rf"\s*{_n('ANSWER_LABEL')}\s*"),
+    # A rule or section number inside running text ("see rule 702.42a"): not part
+    # of a longer number or word.
+    "IN_TEXT": lambda: re.compile(rf"(?<![\w.]){_n('RULE_NUMBER')}(?![\w])"),
+    # A section number inside running text ("See rule 702.42, “Entwine.”").
+    "SECTION_IN_TEXT": lambda: re.compile(rf"(?<![\w.])({_n('SECTION_NUMBER')})(?![\w])"),
+    # A canonical number, as the reference writes it (``normalise``): the pattern
+    # rules.schema.json checks rules.json against.
+    "CANONICAL": lambda: rf"^(?:{_n('CHAPTER_NUMBER')}|{_n('RULE_NUMBER').replace('[ ]?', '')})$",
+}
+
 
 # A rule's number up to its letters, as the reference writes it ("702.42" of
 # "702.42a"): for tools that write or rewrite numbers (the benchmark's generator).
@@ -141,15 +187,25 @@ def sort_key(number: str) -> tuple[int, int, int, str]:
 # The end of a range: a whole number, the last letters ("601.2e-g") or the last
 # digits ("712.9–10") of the rules it names.
 _DASH = r"\s?[-–—]\s?"
-_LAST = rf"{RULE_NUMBER}|[a-z]{{1,2}}\b|\d{{1,3}}\b"
-_END = rf"(?:{_DASH}({_LAST}))"
-_REF = rf"{RULE_NUMBER}(?:{_DASH}(?:{_LAST}))?"
-_LIST = re.compile(
-    rf"\b(?:rules?|sections?)\s+({_REF}(?:(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or|through)\s+){_REF})*)",
-    re.I,
-)
-_ONE = re.compile(rf"({RULE_NUMBER}){_END}?")
 _SKIPPED = "lo"  # letters the rules never give a subrule
+
+
+@cache
+def _citing() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(a list after "rules", one number with the end of a range, a number anywhere
+    in a text standing alone): made on first use, as the shapes are."""
+    rule = _n("RULE_NUMBER")
+    last = rf"{rule}|[a-z]{{1,2}}\b|\d{{1,3}}\b"
+    end = rf"(?:{_DASH}({last}))"
+    ref = rf"{rule}(?:{_DASH}(?:{last}))?"
+    listed = re.compile(
+        rf"\b(?:rules?|sections?)\s+({ref}(?:(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or|through)\s+){ref})*)",
+        re.I,
+    )
+    one = re.compile(rf"({rule}){end}?")
+    # A number anywhere in a text (``one`` standing alone), with the end of a range after it if there is one.
+    cited = re.compile(rf"(?<![\w.]){one.pattern}(?![\w])")
+    return listed, one, cited
 
 
 def expand_range(start: str, end: str | None) -> list[str]:
@@ -200,19 +256,17 @@ def cross_references(text: str) -> list[tuple[str, str]]:
     [('702.109', '702.109'), ('702.152', '702.152'), ('701', '701'), ('702', '702')]
     """
     found: dict[tuple[int, str], str] = {}  # (where, target) -> as written
-    for m in _LIST.finditer(text):
-        for one in _ONE.finditer(text, m.start(1), m.end(1)):
+    listed, single, cited = _citing()
+    for m in listed.finditer(text):
+        for one in single.finditer(text, m.start(1), m.end(1)):
             for target in expand_range(one.group(1), one.group(2)):
                 found[one.start(), target] = one.group(0)
-    for one in _CITED.finditer(text):
+    for one in cited.finditer(text):
         for target in expand_range(one.group(1), one.group(2)):
             if "." in target:
                 found.setdefault((one.start(), target), one.group(0))
     return [(written, target) for (_, target), written in sorted(found.items(), key=lambda kv: kv[0][0])]
 
-
-# A number anywhere in a text (``_ONE`` standing alone), with the end of a range after it if there is one.
-_CITED = re.compile(rf"(?<![\w.]){_ONE.pattern}(?![\w])")
 
 
 def citations(text: str) -> list[str]:
