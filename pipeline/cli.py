@@ -4,31 +4,29 @@ Every command parses its options and calls the library; a library error
 (``pipeline.errors``) becomes one ``Error:`` line and the exit code its class
 names, told the way ``_TOLD`` says (the one table). The exit codes and what they
 mean are ``pipeline.errors.ExitCode`` and ``MEANINGS``; the help is written from
-them. The job is imported inside its command, and the maintainers' tools
-(``pipeline.tools.commands``, added to the group here) inside theirs: the
-queries start without loading them.
+them. Each command imports what it needs when it runs: the job inside
+``ingest``, a query's module inside its command, and the maintainers' tools
+(``pipeline.tools.commands``) only when one of them is asked for (or the help
+lists them), so that a query loads no more than it uses: each is a process of
+its own, and its imports were half of its time.
 """
 
 from __future__ import annotations
 
-import csv
 import errno
 import json
 import os
-import re
 import signal
-import sqlite3
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, replace
 from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
 import click
 
-from pipeline import __version__, numbers
+from pipeline import __version__
 from pipeline.errors import (
     MEANINGS,
     ArgumentError,
@@ -42,22 +40,6 @@ from pipeline.errors import (
     Shrinking,
     TraceError,
 )
-from pipeline.query.dataset import DATABASE, unchanged
-from pipeline.query.diff import date_shaped, diff
-from pipeline.query.diff import describe as describe_diff
-from pipeline.query.search import number_query
-from pipeline.query.search import search as search_db
-from pipeline.query.trace import (
-    checked_date,
-    cited_number,
-    describe_resolved,
-    missing,
-    resolve,
-    resolve_text,
-    trace,
-    trace_json,
-)
-from pipeline.tools.commands import COMMANDS as TOOLS
 
 EXIT_CODES = ("Exit codes: " + "; ".join(f"{int(code)} {meaning}" for code, meaning in MEANINGS.items())
               + f". Only {int(ExitCode.OK)} and {int(ExitCode.QUARANTINED)} publish.")
@@ -128,7 +110,28 @@ class Guarded:
 
 
 class _Main(Guarded, click.Group):
-    """The command group."""
+    """The command group; the maintainers' tools join it when first looked for."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is None and _add_tools(self):
+            found = super().get_command(ctx, cmd_name)
+        return found
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        _add_tools(self)
+        return super().list_commands(ctx)
+
+
+def _add_tools(group: click.Group) -> bool:
+    """Add the maintainers' tools (``pipeline.tools.commands``) to ``group``; False if they were there."""
+    from pipeline.tools.commands import COMMANDS
+
+    if all(tool.name in group.commands for tool in COMMANDS):
+        return False
+    for tool in COMMANDS:
+        group.add_command(tool)
+    return True
 
 
 _HELP = f"""Rules dumps in, one canonical dataset out: ingest, query and publish it, and the tools.
@@ -157,6 +160,11 @@ def _reading(out: Path) -> Iterator[None]:
     tables with their header, all as they were published (their sizes and
     times in run.json: cheap), then turn a lookup that fails, or a file
     damaged further down, into one line."""
+    import csv
+    import sqlite3
+
+    from pipeline.query.dataset import DATABASE, unchanged
+
     for name, columns in _LINEAGE_TABLES.items():
         path = out / name
         _published(path)
@@ -189,6 +197,8 @@ def _reading(out: Path) -> Iterator[None]:
 
 def _published(path: Path) -> None:
     """Raise the one-line error for an output that is not there."""
+    from pipeline.query.dataset import missing
+
     if not path.exists():
         raise click.ClickException(missing(path))
     if not path.is_file():
@@ -211,6 +221,14 @@ _NONE_IF_EMPTY = frozenset({"number", "ended", "merged_into"})
 
 def _echo_json(doc: object) -> None:
     click.echo(json.dumps(doc, ensure_ascii=False, indent=1))
+
+
+def _echo_lines(lines: Iterable[str]) -> None:
+    """Lines, each as ``click.echo`` prints one, in one write: an echo a line
+    took a diff of a few hundred lines a tenth of its time."""
+    every = list(lines)
+    if every:
+        click.echo("\n".join(every))
 
 
 class ProgressBar:
@@ -287,6 +305,8 @@ def ingest(
     max_line_chars: int, allow_shrink: bool, history: Path | None, quiet: bool, verbose: bool,
 ) -> None:
     """Ingest every file under RAW and publish the dataset to OUT."""
+    from dataclasses import replace
+
     from pipeline.ingest.read import Settings
     from pipeline.job import run_job
     from pipeline.publish.folder import check_folders
@@ -329,6 +349,8 @@ _OUT = click.option("--out", type=click.Path(path_type=Path, file_okay=False), d
                     show_default=True, help="Folder of a published run.")
 _SOURCE = click.option("--source", default="", help="The number as this source (a source id) wrote it.")
 def _date_option(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from pipeline.query.dataset import checked_date
+
     try:
         return checked_date(value) if value else value
     except ValueError as exc:
@@ -337,6 +359,8 @@ def _date_option(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 def _source_or_date(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """A source id, or a date (YYYY-MM-DD): one shaped like a date must be a real one."""
+    from pipeline.query.diff import date_shaped
+
     if date_shaped(value) and value[:4].isdigit():
         return _date_option(ctx, param, value)
     return value
@@ -356,6 +380,11 @@ def _checked_number(number: str | None, text_hint: str = "") -> None:
     """A usage error for a NUMBER that is empty or not one rule or section number."""
     if number is None:
         return
+    import re
+
+    from pipeline import numbers
+    from pipeline.query.dataset import cited_number
+
     cited = cited_number(number)
     if not cited:  # "", " ", ".", "CR ."
         raise click.UsageError("NUMBER is empty: give a rule or section number (e.g. 702.19a)")
@@ -374,6 +403,8 @@ def trace_command(number: str, out: Path, source: str, as_of: str, as_json: bool
     """Print the life of rule NUMBER: each version, its number then, how its
     wording changed (a word diff), and where it ended if it did. NUMBER is a
     current number, or an old one with --source or --as-of, or a section."""
+    from pipeline.query.trace import trace, trace_json
+
     _checked_number(number)
     _one_of(source, as_of)
     with _reading(out):
@@ -381,8 +412,7 @@ def trace_command(number: str, out: Path, source: str, as_of: str, as_json: bool
             click.echo(json.dumps(trace_json(out, number, source, as_of), ensure_ascii=False, indent=1))
             return
         lines = list(trace(out, number, source, as_of))
-    for line in lines:
-        click.echo(line)
+    _echo_lines(lines)
 
 
 @main.command("resolve", short_help="What an old rule citation is now.")
@@ -400,6 +430,8 @@ def resolve_command(number: str | None, text_file: Any, out: Path, source: str, 
     status (same, moved, edited, moved+edited, split, merged, removed), the
     release where that happened, and its chain of numbers. With --file, every
     citation in a text; exit 0 when all are current, 3 when some are not."""
+    from pipeline.query.trace import describe_resolved, resolve, resolve_text
+
     _checked_number(number, ": to resolve every citation in a text, give it with --file (- for standard input)")
     if number and text_file:
         raise click.UsageError("give a NUMBER or --file, not both")
@@ -449,13 +481,15 @@ def diff_command(old: str, new: str, section: str, out: Path, as_json: bool) -> 
     """What changed from OLD to NEW (source ids, or dates meaning the release in
     effect then): rules added, removed, moved, edited, moved+edited, split and
     merged, matched through their lineages, with word diffs, by section."""
+    from pipeline.query.diff import describe as describe_diff
+    from pipeline.query.diff import diff
+
     with _reading(out):
         result = diff(out, old, new, section)
     if as_json:
         _echo_json(result)
         return
-    for line in describe_diff(result):
-        click.echo(line)
+    _echo_lines(describe_diff(result))
 
 
 @main.command("search", short_help="Full-text search of rules, glossary and Q&A.")
@@ -471,6 +505,12 @@ def search_command(query: str, out: Path, limit: int, release: str | None, as_js
     reference's) first, then older wordings. A word ending in * is a prefix
     (umbr*); accents are optional. A number (702.42, CR 702.42a) lists the
     rules so numbered, and under it, in rule order."""
+    import sqlite3
+    from dataclasses import asdict
+
+    from pipeline.query.search import number_query
+    from pipeline.query.search import search as search_db
+
     if not query.strip():
         raise click.BadParameter("give words or a rule number to search for", param_hint="QUERY")
     path = out / "rules.sqlite"
@@ -531,6 +571,3 @@ def site_command(out: Path, dest: Path, raw: Path) -> None:
     if result.unresolved_xrefs:
         click.echo(f"{result.unresolved_xrefs} cross-references name a rule that exists nowhere; shown unlinked")
 
-
-for _tool in TOOLS:  # the maintainers' tools (pipeline/tools/commands.py)
-    main.add_command(_tool)
