@@ -12,8 +12,6 @@ DataFrames.
 from __future__ import annotations
 
 import csv
-import hashlib
-import json
 import sys
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
@@ -72,6 +70,8 @@ def descriptor(out: Path) -> dict[str, Any]:
         raise DatasetError(f"{out} is a file: give the published folder it is in ({out.parent})")
     if not out.is_dir():
         raise DatasetError(f"{out}: no such folder; publish it with `python -m pipeline ingest --out {out}`")
+    import json
+
     path = out / DESCRIPTOR
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -99,6 +99,8 @@ def fields_of(resource: dict[str, Any], where: Path) -> list[tuple[str, str]]:
 
 def check_hash(path: Path, resource: dict[str, Any]) -> None:
     """DatasetError unless ``path`` has the sha256 that ``resource`` states."""
+    import hashlib  # here: every command loads this module, few hash a file
+
     expected = str(resource.get("hash", "")).removeprefix("sha256:")
     digest = hashlib.sha256()
     with path.open("rb") as fh:

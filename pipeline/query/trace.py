@@ -78,7 +78,7 @@ def _is_section(data: Published, number: str, source: str, as_of: str) -> bool:
     # A section of the release it is read in, though a rule has its number now (502.2, First Strike until 2009).
     if data.section_at(where, n) is not None and not data.lineage_at(where, n):
         return True
-    if any(r["canonical_number"] == n for r in data.lineages.values()):
+    if data.numbered_now(n):
         return False
     if not source and not as_of and not data.having(n):
         sections = {s for s, _ in data.having(n, "section")}
@@ -236,12 +236,11 @@ def _resolved(data: Published, lid: str, number: str, source: str) -> dict[str, 
         for r in after:
             if r["change"] not in ("unchanged", "added"):
                 changed_in = r["source_id"]
-        pieces = [k for k, v in data.lineages.items() if v["split_from"] == lid
-                  and data.sources.get(v["first_source"], {}).get("effective_date", "") > cited_date]
+        pieces = [v for v in data.split_from(lid)
+                  if data.sources.get(v["first_source"], {}).get("effective_date", "") > cited_date]
         if pieces:
             status = "split"
-            changed_in = min((data.lineages[k]["first_source"] for k in pieces),
-                             key=lambda s: data.sources[s]["effective_date"])
+            changed_in = min((v["first_source"] for v in pieces), key=lambda s: data.sources[s]["effective_date"])
     else:
         status = "same"
     return {
