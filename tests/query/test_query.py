@@ -8,6 +8,7 @@ import json
 import shlex
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,90 @@ def test_the_whole_tables_are_the_csvs(bundled: tuple[Corpus, Path]) -> None:
         assert list(data.lineages.values()) == list(csv.DictReader(fh))
     lid = data.find("502.32a", source="cr-2004-10-01")
     assert data.lineages[lid]["canonical_number"] == "702.42a" and data.history_of(lid) == data.history[lid]
+
+
+# What each query command must not load: the other commands' modules, the tools, and
+# importlib.resources (the grammar is read from the package's folder). Each is a
+# process of its own: what it imports is most of its time.
+NOT_LOADED = {
+    "resolve": ("pipeline.query.diff", "pipeline.query.search", "pipeline.tools", "importlib.resources"),
+    "trace": ("pipeline.query.diff", "pipeline.query.search", "pipeline.tools", "importlib.resources"),
+    "diff": ("pipeline.query.trace", "pipeline.query.search", "pipeline.tools", "importlib.resources", "hashlib"),
+    "search": ("pipeline.query.diff", "pipeline.query.trace", "pipeline.changes", "pipeline.tools",
+               "importlib.resources", "hashlib"),
+}
+ASKED = {"resolve": ["502.32a", "--as-of", "2004-12-01"], "trace": ["702.42a"],
+         "diff": ["cr-2025-09-19", "cr-2026-04-17"], "search": ["entwine"]}
+
+
+@pytest.mark.parametrize("command", list(NOT_LOADED))
+def test_a_query_command_loads_only_what_it_uses(command: str, bundled: tuple[Corpus, Path]) -> None:
+    _, out = bundled
+    code = (
+        "import json, runpy, sys\n"
+        f"sys.argv = ['pipeline', {command!r}, *{ASKED[command]!r}, '--out', {str(out)!r}]\n"
+        "try:\n    runpy.run_module('pipeline', run_name='__main__')\nexcept SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        "print(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    loaded = json.loads(done.stdout.splitlines()[-1])
+    assert f"pipeline.query.{command}" in loaded or command == "resolve"  # (resolve is trace's)
+    assert [m for m in loaded if m.startswith(NOT_LOADED[command])] == []
+
+
+def _rows_that_differ(out: Path, old: str, new: str) -> list[dict[str, str]]:
+    """``Published.rows_in`` as it was first written: one query of the database."""
+    import sqlite3
+
+    con = sqlite3.connect(out / DATABASE)
+    try:
+        cursor = con.execute(
+            "SELECT * FROM rule_history h WHERE h.source_id IN (:old, :new) AND h.number_as_written IS NOT NULL "
+            "AND NOT EXISTS (SELECT 1 FROM rule_history o WHERE o.lineage_id = h.lineage_id AND o.source_id = "
+            " CASE h.source_id WHEN :old THEN :new ELSE :old END "
+            " AND o.number_as_written = h.number_as_written AND o.text IS h.text) ORDER BY h.rowid",
+            {"old": old, "new": new})
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, ["" if v is None else str(v) for v in row], strict=True)) for row in cursor]
+    finally:
+        con.close()
+
+
+def test_the_rows_two_sources_differ_in_are_those_one_query_finds(bundled: tuple[Corpus, Path]) -> None:
+    """Every release with the next, both ways round, with the dumps, and with itself."""
+    _, out = bundled
+    data = Published(out)
+    dumps = [s for s in data.sources if s not in data.releases]
+    pairs = [*pairwise(data.releases), *((new, old) for old, new in pairwise(data.releases)),
+             *((d, r) for d in dumps for r in data.releases[-3:]), (data.releases[0], data.releases[-1]),
+             (data.releases[-1], data.releases[-1]), ("nope", data.releases[-1])]
+    differing = 0
+    for old, new in pairs:
+        rows = data.rows_in(old, new)
+        assert rows == _rows_that_differ(out, old, new), (old, new)
+        differing += len(rows)
+    assert differing > 1000
+    assert data.rows_in(data.releases[-1], data.releases[-1]) == []
+
+
+def test_the_lineages_looked_up_one_by_one_are_the_tables_rows(bundled: tuple[Corpus, Path]) -> None:
+    _, out = bundled
+    whole = Published(out).lineages
+    table = dict(whole.items())
+    asked = Published(out).lineages  # a new handle: nothing read yet
+    lid = next(iter(table))
+    assert asked[lid] == table[lid] and asked.get(lid) == table[lid] and lid in asked
+    assert "nope" not in asked and "" not in asked and asked.get("nope") is None
+    with pytest.raises(KeyError):
+        asked["nope"]
+    assert {k: asked[k] for k in table} == table
+    assert list(asked) == list(table) and len(asked) == len(table) > 1000
+    data = Published(out)
+    current = {r["canonical_number"] for r in table.values()} - {""}
+    for number in sorted(current)[:200]:
+        assert data.numbered_now(number) == [k for k, r in table.items() if r["canonical_number"] == number]
+    assert data.numbered_now("") == [k for k, r in table.items() if not r["canonical_number"]] != []
+    split = {r["split_from"] for r in table.values()} - {""}
+    assert split
+    for lid in split:
+        assert data.split_from(lid) == [r for r in table.values() if r["split_from"] == lid]
