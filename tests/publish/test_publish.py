@@ -218,10 +218,9 @@ def test_two_runs_are_byte_identical(small_raw: Path, tmp_path: Path) -> None:
     assert "rules.sqlite" in a and "datapackage.json" in a
 
 
-@pytest.mark.slow  # three ingests
-def test_unchanged_rerun_parses_nothing(small_raw: Path, tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    assert _ingest(small_raw, out)[0] == 0
+@pytest.mark.slow  # three ingests over a copy of the session's small folder
+def test_unchanged_rerun_parses_nothing(published: Path, small_raw: Path) -> None:
+    out = published  # small_raw as its first run published it
     first = _digests(out)
     code, output = _ingest(small_raw, out)
     assert code == 0 and output.startswith("unchanged")
@@ -260,10 +259,10 @@ def test_second_concurrent_run_is_refused(small_raw: Path, tmp_path: Path) -> No
     assert not out.exists()
 
 
-@pytest.mark.slow  # two ingests
-def test_failed_write_leaves_out_unchanged(small_raw: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    out = tmp_path / "out"
-    assert _ingest(small_raw, out)[0] == 0
+@pytest.mark.slow  # an ingest over a copy of the session's small folder
+def test_failed_write_leaves_out_unchanged(published: Path, small_raw: Path, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    out = published  # small_raw published
     before = _digests(out)
     real = write_csv  # what emit calls
 
@@ -281,10 +280,9 @@ def test_failed_write_leaves_out_unchanged(small_raw: Path, tmp_path: Path, monk
     assert not list(tmp_path.glob(".out.staging-*"))
 
 
-@pytest.mark.slow  # ingests, one killed
-def test_killed_run_leaves_out_unchanged(small_raw: Path, tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    assert _ingest(small_raw, out)[0] == 0
+@pytest.mark.slow  # ingests over a copy of the session's small folder, one killed
+def test_killed_run_leaves_out_unchanged(published: Path, small_raw: Path, tmp_path: Path) -> None:
+    out = published  # small_raw published
     before = _digests(out)
     shutil.copy(RAW / "004_b7cb264e5db48bfb.txt", small_raw / "new.txt")
     proc = subprocess.Popen(
@@ -304,15 +302,14 @@ def test_killed_run_leaves_out_unchanged(small_raw: Path, tmp_path: Path) -> Non
     assert "new" in (out / "sources.csv").read_text("utf-8")
 
 
-@pytest.mark.slow  # two ingests
-def test_jobs_do_not_change_the_output(small_raw: Path, tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["ingest", "--raw", str(small_raw), "--out", str(tmp_path / "one"),
-                                       "--jobs", "1", "--full"])
-    assert result.exit_code == 0
+@pytest.mark.slow  # an ingest, beside a copy of the session's small folder
+def test_jobs_do_not_change_the_output(published: Path, small_raw: Path, tmp_path: Path) -> None:
+    # published: small_raw's first run, every source read (a full run) in one process (--jobs 1)
+    assert json.loads((published / "run.json").read_text("utf-8"))["run"] == "full"
     result = CliRunner().invoke(main, ["ingest", "--raw", str(small_raw), "--out", str(tmp_path / "two"),
                                        "--jobs", "2", "--full"])
     assert result.exit_code == 0
-    one, two = _digests(tmp_path / "one"), _digests(tmp_path / "two")
+    one, two = _digests(published), _digests(tmp_path / "two")
     assert {k: v for k, v in one.items() if k not in METADATA} == {k: v for k, v in two.items() if k not in METADATA}
 
 
