@@ -34,7 +34,7 @@ from functools import lru_cache
 from operator import itemgetter
 
 from pipeline import numbers
-from pipeline.ingest.assemble import Layout, layout, split_number, toc_key
+from pipeline.ingest.layout import Layout, layout, split_number, toc_key
 from pipeline.ingest.parse import Line
 from pipeline.records import Check, Element, Source
 

@@ -27,8 +27,9 @@ from pipeline import workers
 from pipeline.cache import SourceCache
 from pipeline.errors import DecodeError, ParseError, Quarantine
 from pipeline.ingest import checks, describe
-from pipeline.ingest.assemble import assemble, layout, with_line_flags
+from pipeline.ingest.assemble import assemble, with_line_flags
 from pipeline.ingest.decode import decode_lines, sniff_binary
+from pipeline.ingest.layout import layout
 from pipeline.ingest.parse import parse_lines
 from pipeline.publish import folder as publish
 from pipeline.records import Element, Source

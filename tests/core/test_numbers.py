@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline import numbers, text
-from pipeline.ingest.assemble import split_number
+from pipeline.ingest.layout import split_number
 from pipeline.ingest.parse import parse, parser
 from pipeline.lineage import align
 from pipeline.publish.datapackage import rules_schema

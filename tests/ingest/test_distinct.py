@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 from pipeline.ingest import assemble as assemble_module
 from pipeline.ingest import decode as decode_module
 from pipeline.ingest import parse as parse_module
-from pipeline.ingest.assemble import assemble, layout
+from pipeline.ingest.assemble import assemble
 from pipeline.ingest.checks import characters, numbered_lines
 from pipeline.ingest.decode import decode, utf8_pair
+from pipeline.ingest.layout import layout
 from pipeline.ingest.parse import Line, parse, parse_with_lark
 from pipeline.records import Element
 from tests.conftest import RAW, examples

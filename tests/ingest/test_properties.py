@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline.corpus.clean import FIXERS, Vocabulary, fix_and_explain
-from pipeline.ingest.assemble import TOC_KEY, assemble, iter_lines, toc_key
+from pipeline.ingest.assemble import assemble, iter_lines
 from pipeline.ingest.decode import decode
+from pipeline.ingest.layout import TOC_KEY, toc_key
 from pipeline.ingest.parse import parse, parse_with_lark
 from pipeline.ingest.read import Settings, read_source
 from pipeline.records import Element, evolve

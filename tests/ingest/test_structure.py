@@ -11,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.ingest.assemble import assemble, is_term, layout
+from pipeline.ingest.assemble import assemble, is_term
 from pipeline.ingest.checks import source_checks
 from pipeline.ingest.decode import decode
 from pipeline.ingest.describe import effective_date, source_format
+from pipeline.ingest.layout import layout
 from pipeline.ingest.parse import Line, parse
 from pipeline.ingest.read import Settings, read_source
 from pipeline.records import Element
