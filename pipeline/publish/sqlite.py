@@ -33,6 +33,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -204,13 +205,19 @@ class _Fed(Mapping[str, Iterable[Row]]):
         return item
 
     def _rows(self, name: str) -> Iterator[Row]:
+        # The rows of each batch are taken by ``executemany`` from ``chain`` in C,
+        # not handed on one at a time by a generator of this module (1.4 million
+        # rows at 1x): only each batch passes through Python.
+        return chain.from_iterable(self._batches(name))
+
+    def _batches(self, name: str) -> Iterator[Iterable[Row]]:
         while True:
             table, rows = self._next()
             if table != name:
                 raise ValueError(f"rows of {table} came where those of {name} were due")
             if rows is None:
                 return
-            yield from zip(*rows, strict=True) if isinstance(rows, Columns) else rows
+            yield zip(*rows, strict=True) if isinstance(rows, Columns) else rows
 
     def __iter__(self) -> Iterator[str]:
         return (table.name for table in TABLES)
