@@ -12,8 +12,10 @@ most, aligned with that release (``align``), and mapped through its lineages.
 
 The modules, in the order a run meets them:
 
-- ``chain``: follow the releases (``follow``), the ``Lineage`` records, where
-  each ended, the process pool that aligns the steps (``Ahead``);
+- ``chain``: the release chain (``chain_of``: one release per date), follow
+  the releases (``follow``), the ``Lineage`` records, where each ended, the
+  process pool that aligns the steps as the cleaning stage hands over each
+  release (``Ahead``);
 - ``step``: one release to the next, the order of its passes (``align_pair``);
 - the passes by family: ``identical``, ``context``, ``kept_numbers``,
   ``leftovers``, ``openings``, ``pieces``, ``renumbered``;
