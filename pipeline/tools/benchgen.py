@@ -61,6 +61,7 @@ MAX_KEYWORDS = 900
 
 _NUMBERED = re.compile(rf"({numbers.SUBRULE})([a-z]{{0,2}})(\.?) (.*)")
 _TOKEN = re.compile(rf"(?<![\d.])({numbers.SUBRULE})([a-z]{{0,2}})(?![a-z\d])")
+_RANGE = re.compile(rf"(?<![\d.])({numbers.SUBRULE})[a-z]{{1,2}}[–-]")  # the start of a citation range
 _DATE = re.compile(r"((?:current|effective)\s+as\s+of\s+)([A-Z][a-z]+\.?\s+\d{1,2},\s+\d{4})")
 _FILLERS = ("also", "then", "still", "only", "each", "any", "that", "may", "other", "same")
 _ONSETS = ("b", "br", "c", "d", "dr", "f", "g", "gl", "h", "k", "l", "m", "n", "p", "qu", "r", "s", "sk", "st",
@@ -228,6 +229,11 @@ class Document:
         ranged = re.compile(rf"(?<![\d.]){re.escape(parent)}[a-z]{{1,2}}[–-]")
         return any(ranged.search(line) for line in self.lines if parent in line)
 
+    def ranged(self) -> set[str]:
+        """The parents ``in_a_range``, in one pass over the lines (asking for each
+        family in turn read every line once a family)."""
+        return {m[1] for line in self.lines for m in _RANGE.finditer(line)}
+
 
 def families(blocks: list[Block]) -> dict[str, list[Block]]:
     """Lettered rules by parent, for the parents lettered a, b, c, ... without a gap."""
@@ -385,8 +391,9 @@ def split_rule(doc: Document, rng: random.Random, avoid: set[str]) -> tuple[str,
     rest becomes a new rule lettered right after it, and the rules after that are
     re-lettered. The rule goes on under its number, with its opening; the piece is
     split from it. Returns (its number, the piece's), empty when none fits."""
+    ranged = doc.ranged()
     donors = [bs for p, bs in families(doc.blocks()).items() if len(bs) >= 2 and p not in avoid
-              and not doc.in_a_range(p)]
+              and p not in ranged]
     for _ in range(50):
         family = rng.choice(donors)
         j = rng.randrange(len(family))
@@ -408,8 +415,9 @@ def merge_rules(doc: Document, rng: random.Random, avoid: set[str]) -> tuple[str
     """Append a lettered rule that nothing else cites to the rule before it in its
     family; the rules after it are re-lettered. It was merged into that rule,
     which goes on. Returns (its number, the number of the one it went into)."""
+    ranged = doc.ranged()
     donors = [bs for p, bs in families(doc.blocks()).items() if len(bs) >= 3 and p not in avoid
-              and not doc.in_a_range(p)]
+              and p not in ranged]
     for _ in range(50):
         family = rng.choice(donors)
         j = rng.randrange(1, len(family))
