@@ -178,8 +178,11 @@ def test_history_maps_through_an_earlier_published_dataset(bundled: Bundled, tmp
     assert not (tmp_path / "o2" / "run.json").exists()
 
 
-@pytest.mark.slow  # the 72 releases of the history aligned again with a newer one
-def test_a_stale_history_lends_its_releases_to_a_newer_raw(tmp_path: Path, bundled: Bundled) -> None:
+@pytest.mark.slow  # the 72 releases of the history chained again with a newer one
+def test_a_stale_history_lends_its_releases_to_a_newer_raw(tmp_path: Path, bundled: Bundled,
+                                                           bundled_cache: Path) -> None:
+    """The history's steps are the bundled run's (the same releases: the same step
+    keys), read from a copy of its cache; the step to the newer release is aligned."""
     _, full = bundled
     raw = tmp_path / "raw"
     copy_raw(["002_92f1751b72fc2fc6.txt"], raw)
@@ -187,7 +190,9 @@ def test_a_stale_history_lends_its_releases_to_a_newer_raw(tmp_path: Path, bundl
     newer, count = re.subn(r"August 7, 2026", "January 15, 2027", text)
     assert count >= 1
     (raw / "cr-2027-01-15.txt").write_text(newer, encoding="utf-8")
-    result = run_job(raw, tmp_path / "out", Settings(jobs=2))
+    cache = tmp_path / "cache"
+    shutil.copytree(bundled_cache, cache)
+    result = run_job(raw, tmp_path / "out", Settings(jobs=2), cache_dir=cache)
     assert result.corpus is not None
     assert result.report["reference"] == "cr-2027-01-15"
     assert result.report["history"] == "shipped cr-2026-08-07"
