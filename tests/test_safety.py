@@ -901,7 +901,12 @@ def _project_copy(tmp_path: Path) -> Path:
 
 
 def _make_clean(root: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["make", "clean", f"PYTHON={sys.executable}"], cwd=root, capture_output=True, text=True)
+    """``make clean`` in ``root`` as a user's shell runs it: without the variables of a make
+    the tests may run under (``make check VENV=...`` hands VENV down in MAKEFLAGS, and the
+    clean removed that environment, the one running the tests)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
+    return subprocess.run(["make", "clean", f"PYTHON={sys.executable}"], cwd=root, env=env, capture_output=True,
+                          text=True)
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
