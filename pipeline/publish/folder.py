@@ -239,7 +239,7 @@ def staging(out: Path) -> Iterator[Path]:
         raise ForeignOutput(f"{path} is in the way of this run's staging folder, and no marker says a run "
                             "that is gone left it: nothing published; move it elsewhere")
     try:
-        _staging_marker(path).write_text(_staging_text(os.getpid()), encoding="utf-8")
+        write_whole(_staging_marker(path), _staging_text(os.getpid()))
         path.mkdir()
         yield path
     finally:
@@ -248,6 +248,30 @@ def staging(out: Path) -> Iterator[Path]:
 
 _STAGING_HEAD = "rules-pipeline staging folder"
 _STAGING_TEXT = re.compile(re.escape(_STAGING_HEAD) + r" of process ([0-9]+), started at ([0-9]+|-) ")
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write a new file that appears with all of ``text`` or not at all: the text
+    goes into an unnamed file (Linux's ``O_TMPFILE``) that is then linked in under
+    its name. A staging folder's marker written the plain way was, for a moment,
+    an empty file: a run killed in that moment left a marker that no later run
+    could read, and so none removed. Where there is no unnamed file (another
+    system, or a file system without them), or the name is taken, a plain write."""
+    data = text.encode("utf-8")
+    try:
+        fd = os.open(path.parent, getattr(os, "O_TMPFILE", 0) | os.O_WRONLY, 0o666)
+    except OSError:  # no O_TMPFILE (the flag 0 opens a folder for writing: EISDIR), or none here
+        path.write_bytes(data)
+        return
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.link(f"/proc/self/fd/{fd}", path)
+    except OSError:
+        path.write_bytes(data)
+    finally:
+        os.close(fd)
 
 
 def _staging_marker(folder: Path) -> Path:
