@@ -53,6 +53,13 @@ class RefIndex:
     memo_rule: dict[tuple[str, str], tuple[str, float]] = field(default_factory=dict)
     shortlists: dict[str, list[int]] = field(default_factory=dict)
     memo_group: dict[bytes, tuple[Match, list[tuple[str, str, float, str]]]] = field(default_factory=dict)
+    _lengths: np.ndarray | None = None
+
+    def rule_lengths(self) -> np.ndarray:
+        """The length of each of ``rule_texts``."""
+        if self._lengths is None:
+            self._lengths = np.fromiter(map(len, self.rule_texts), dtype=np.int64, count=len(self.rule_texts))
+        return self._lengths
 
     @classmethod
     def build(cls, elements: Sequence[Element]) -> RefIndex:
@@ -186,14 +193,37 @@ def prefetch(texts: Sequence[str], ref: RefIndex) -> None:
     pending = sorted({
         key for t in texts
         if (key := match_text(t)) not in ref.by_hash and key not in ref.shortlists and len(key) >= 12
-    })
+    }, key=len)
+    lengths = ref.rule_lengths()
     for start in range(0, len(pending), 2048):
         batch = pending[start:start + 2048]
-        scores = process.cdist(batch, ref.rule_texts, scorer=fuzz.ratio, score_cutoff=50, dtype=np.float32,
-                               workers=-1)
-        top = np.argsort(-scores, axis=1, kind="stable")[:, :SHORTLIST]
-        for key, row, idx in zip(batch, scores, top, strict=True):
-            ref.shortlists[key] = [int(i) for i in idx if row[i] > 0]
+        # fuzz.ratio is 200·LCS/(|a| + |b|): 50 or more only when the longer text is at
+        # most three times the shorter. The batch's texts are of near lengths (sorted),
+        # so the rules outside that band, which would score 0 here, are never compared.
+        cols = np.flatnonzero((lengths * 3 >= len(batch[0])) & (lengths <= 3 * len(batch[-1])))
+        scores = process.cdist(batch, [ref.rule_texts[i] for i in cols], scorer=fuzz.ratio, score_cutoff=50,
+                               dtype=np.float32, workers=-1)
+        ref.shortlists.update(zip(batch, _top(scores, cols), strict=True))
+
+
+def _top(scores: np.ndarray, cols: np.ndarray) -> list[list[int]]:
+    """Each row's ``SHORTLIST`` best columns scoring above 0, best first, a tie by
+    column order (``cols``: the reference rule of each column, ascending)."""
+    n, width = scores.shape
+    if width > SHORTLIST:
+        # The SHORTLIST-th best score of each row: nothing below it can be among the best.
+        floor = np.partition(scores, width - SHORTLIST, axis=1)[:, width - SHORTLIST]
+        rows, at = np.nonzero((scores >= floor[:, None]) & (scores > 0))
+    else:
+        rows, at = np.nonzero(scores > 0)
+    order = np.lexsort((at, -scores[rows, at], rows))
+    rows, at = rows[order], at[order]
+    first = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]]) if len(rows) else np.zeros(0, dtype=np.intp)
+    rank = np.arange(len(rows)) - np.repeat(first, np.diff(np.r_[first, len(rows)]))
+    keep = rank < SHORTLIST
+    rows, picked = rows[keep], cols[at[keep]]
+    flat, ends = picked.tolist(), np.cumsum(np.bincount(rows, minlength=n)).tolist()
+    return [flat[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
 
 
 def best_rule(text: str, ref: RefIndex, within: str = "") -> tuple[str, float]:

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from rapidfuzz import fuzz
+from hypothesis import given
+from hypothesis import strategies as st
+from rapidfuzz import fuzz, process
 
 from pipeline.cli import main
 from pipeline.corpus.dedupe import dedupe
+from pipeline.lineage.align import RefIndex, prefetch
+from pipeline.lineage.thresholds import SHORTLIST
 from pipeline.records import Element
+from pipeline.text import match_text
 from tests.conftest import RAW, Bundled, Table
 from tests.test_bundled import GLOSSARY_ERRATA
 
@@ -214,3 +220,24 @@ def test_every_numbered_chapter_has_a_renumber_map_row(table: Table) -> None:
         "Turn Structure", "5", "title")
     old = rmap.loc[("cr-1999-04-23", "5")]
     assert (old.method, old.canonical_number) == ("unmapped", "") and "Additional Combat Rules" in old.reason
+
+
+# Texts of few letters, so that many pairs score 50 or more; rules drawn from a few
+# wordings, so that many tie.
+_WORDING = st.text(alphabet="ab c", min_size=6, max_size=40)
+_RULES = st.lists(_WORDING, max_size=8).flatmap(
+    lambda wordings: st.lists(st.sampled_from(wordings), max_size=30) if wordings else st.just([]))
+
+
+@given(rules=_RULES, texts=st.lists(_WORDING, max_size=40))
+def test_shortlists_are_what_comparing_every_rule_finds(rules: list[str], texts: list[str]) -> None:
+    """prefetch compares a text only to the rules of lengths that can score 50 and sorts
+    only each row's best: the shortlists are those of every rule compared and sorted."""
+    ref = RefIndex({}, {}, {}, {}, {}, [str(i) for i in range(len(rules))], rules, {})
+    prefetch(texts, ref)
+    assert ref.shortlists.keys() == {key for t in texts if len(key := match_text(t)) >= 12}
+    for key, shortlist in ref.shortlists.items():
+        row = process.cdist([key], rules, scorer=fuzz.ratio, score_cutoff=50, dtype=np.float32)[0] \
+            if rules else np.zeros(0, dtype=np.float32)
+        best = np.argsort(-row, kind="stable")[:SHORTLIST]
+        assert shortlist == [int(i) for i in best if row[i] > 0]
