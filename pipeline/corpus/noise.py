@@ -32,21 +32,19 @@ def classify(sources: Sequence[list[Element]]) -> list[list[Element]]:
     joins one: a source without either (nearly every source) is copied as it is.
     """
     prose = [[i for i, kind in enumerate(map(_KIND, elements)) if kind == "prose"] for elements in sources]
+    keys = [[spacing_key(elements[k].body) for k in at] for elements, at in zip(sources, prose, strict=True)]
     total: Counter[str] = Counter()
     within: Counter[tuple[int, str]] = Counter()
-    for i, (elements, at) in enumerate(zip(sources, prose, strict=True)):
-        for k in at:
-            key = spacing_key(elements[k].body)
-            total[key] += 1
-            within[(i, key)] += 1
+    for i, own in enumerate(keys):
+        total.update(own)
+        within.update((i, key) for key in own)
     repeated = {k for (_, k), n in within.items() if n >= MIN_IN_SOURCE and total[k] >= MIN_TOTAL}
     out = []
-    for elements, at in zip(sources, prose, strict=True):
+    for elements, at, own in zip(sources, prose, keys, strict=True):
         marked = list(elements)
-        for k in at:
-            el = elements[k]
-            if spacing_key(el.body) in repeated:
-                marked[k] = _SET_EPIGRAPH(el, "noise", "epigraph", 0, 0)
+        for k, key in zip(at, own, strict=True):
+            if key in repeated:
+                marked[k] = _SET_EPIGRAPH(elements[k], "noise", "epigraph", 0, 0)
         out.append(join_answers(marked) if any(map(_CONTINUES, marked)) else marked)
     return out
 

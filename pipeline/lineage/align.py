@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 
@@ -187,12 +187,11 @@ def _section_of_rule(number: str, ref: RefIndex) -> str:
     return section_of(number)
 
 
-def prefetch(texts: Sequence[str], ref: RefIndex) -> None:
-    """Shortlist candidates for many texts at once: one ``cdist`` on both cores
-    instead of a search per text. Texts with an exact match need none."""
+def prefetch(keys: Iterable[str], ref: RefIndex) -> None:
+    """Shortlist candidates for many wordings (``match_text``) at once: one ``cdist``
+    on both cores instead of a search per wording. Those with an exact match need none."""
     pending = sorted({
-        key for t in texts
-        if (key := match_text(t)) not in ref.by_hash and key not in ref.shortlists and len(key) >= 12
+        key for key in keys if key not in ref.by_hash and key not in ref.shortlists and len(key) >= 12
     }, key=len)
     lengths = ref.rule_lengths()
     for start in range(0, len(pending), 2048):
@@ -231,14 +230,18 @@ def best_rule(text: str, ref: RefIndex, within: str = "") -> tuple[str, float]:
 
     With ``within``, a match in that section wins a tie against the rest.
     """
-    memo_key = (text, within)
+    return rule_for(match_text(text), ref, within)
+
+
+def rule_for(key: str, ref: RefIndex, within: str = "") -> tuple[str, float]:
+    """``best_rule`` of a wording already folded by ``match_text``."""
+    memo_key = (key, within)
     if memo_key not in ref.memo_rule:
-        ref.memo_rule[memo_key] = _best_rule(text, ref, within)
+        ref.memo_rule[memo_key] = _best_rule(key, ref, within)
     return ref.memo_rule[memo_key]
 
 
-def _best_rule(text: str, ref: RefIndex, within: str) -> tuple[str, float]:
-    key = match_text(text)
+def _best_rule(key: str, ref: RefIndex, within: str) -> tuple[str, float]:
     exact = ref.by_hash.get(key)
     if exact:
         local = [n for n in exact if within and _section_of_rule(n, ref) == within]
@@ -248,7 +251,7 @@ def _best_rule(text: str, ref: RefIndex, within: str) -> tuple[str, float]:
     # A cheap scorer shortlists; the weighted one (tolerant of a cut or an
     # appended sentence) decides among the few left.
     if key not in ref.shortlists:
-        prefetch([text], ref)
+        prefetch([key], ref)
     rescored = [(fuzz.WRatio(key, ref.rule_texts[i]), -i) for i in ref.shortlists[key]]
     if not rescored or max(rescored)[0] < MIN_LOOSE_SCORE:
         return "", 0.0
@@ -374,7 +377,9 @@ def align(elements: Sequence[Element], ref: RefIndex | None, is_reference: bool)
     # Rules of sections their title does not settle, and every paragraph, may
     # need the whole reference searched: shortlist them all at once.
     untitled = [g for g, key in groups if key not in ref.memo_group and len(_title_candidates(g, ref)) != 1]
-    prefetch([el.text for g in untitled for el in g.rules] + [el.text for el in elements if el.kind == "prose"], ref)
+    prose = [match_text(el.text) for el in elements if el.kind == "prose"]
+    prefetch([match_text(el.text) for g in untitled for el in g.rules] + prose, ref)
+    prose_keys = iter(prose)
     for group, key in groups:
         if key not in ref.memo_group:
             ref.memo_group[key] = _align_group(group, ref)
@@ -390,8 +395,9 @@ def align(elements: Sequence[Element], ref: RefIndex | None, is_reference: bool)
             el = evolve(el, canonical_number=number)
         elif el.kind == "prose":
             within = assigned.get(el.parent_line, ("",))[0] if el.parent_line else ""
-            number, score = best_rule(el.text, ref, within)
-            el = evolve(el, canonical_number=number)
+            number, score = rule_for(next(prose_keys), ref, within)
+            if number != el.canonical_number:
+                el = evolve(el, canonical_number=number)
         elif el.line_start in assigned:
             number, method, score, reason = assigned[el.line_start]
             title = el.text if el.kind == "section" else ""

@@ -234,7 +234,7 @@ def test_shortlists_are_what_comparing_every_rule_finds(rules: list[str], texts:
     """prefetch compares a text only to the rules of lengths that can score 50 and sorts
     only each row's best: the shortlists are those of every rule compared and sorted."""
     ref = RefIndex({}, {}, {}, {}, {}, [str(i) for i in range(len(rules))], rules, {})
-    prefetch(texts, ref)
+    prefetch([match_text(t) for t in texts], ref)
     assert ref.shortlists.keys() == {key for t in texts if len(key := match_text(t)) >= 12}
     for key, shortlist in ref.shortlists.items():
         row = process.cdist([key], rules, scorer=fuzz.ratio, score_cutoff=50, dtype=np.float32)[0] \
