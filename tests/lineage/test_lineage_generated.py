@@ -11,8 +11,10 @@ made from.
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -38,8 +40,15 @@ STEPS = {
 }
 
 
+def _cache_with_the_history(bundled_cache: Path, folder: Path) -> Path:
+    """A copy of the bundled run's cache, this run's own (a run prunes its cache)."""
+    cache = folder / "cache"
+    shutil.copytree(bundled_cache, cache)
+    return cache
+
+
 @pytest.fixture(scope="module")
-def checked(tmp_path_factory: pytest.TempPathFactory) -> list[Verdict]:
+def checked(tmp_path_factory: pytest.TempPathFactory, bundled_cache: Path) -> list[Verdict]:
     gen = tmp_path_factory.mktemp("generated")
     rows = benchgen.generate(BASE, gen, AFTER, count=max(STEPS) + 1)
     raw = tmp_path_factory.mktemp("raw")
@@ -47,7 +56,8 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> list[Verdict]:
     for k in wanted:
         (raw / rows[k].name).write_bytes((gen / rows[k].name).read_bytes())
     out = tmp_path_factory.mktemp("published") / "out"
-    result = run_job(raw, out, Settings(jobs=2), full=True)
+    cache = _cache_with_the_history(bundled_cache, out.parent)
+    result = run_job(raw, out, Settings(jobs=2), cache_dir=cache)
     assert result.status == "published" and not result.problems
     return generated_steps(Published.load(out), [rows[k] for k in STEPS])
 
@@ -68,7 +78,8 @@ def test_every_removed_rule_ends_as_removed(checked: list[Verdict]) -> None:
     assert merged == []
 
 
-def test_rules_cut_in_two_and_joined_go_where_the_generator_put_them(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_rules_cut_in_two_and_joined_go_where_the_generator_put_them(tmp_path_factory: pytest.TempPathFactory,
+                                                                    bundled_cache: Path) -> None:
     """A chain of its own (``cuts``): each release also cuts a rule in two after
     its first sentence (it goes on under its number, the rest is split from it)
     and appends a rule to the one before it (merged into it). Identical wordings
@@ -82,7 +93,8 @@ def test_rules_cut_in_two_and_joined_go_where_the_generator_put_them(tmp_path_fa
     for row in rows:
         (raw / row.name).write_bytes((gen / row.name).read_bytes())
     out = tmp_path_factory.mktemp("published-cuts") / "out"
-    result = run_job(raw, out, Settings(jobs=2), full=True)
+    cache = _cache_with_the_history(bundled_cache, out.parent)
+    result = run_job(raw, out, Settings(jobs=2), cache_dir=cache)
     assert result.status == "published" and not result.problems
     checked = generated_steps(Published.load(out), rows)
     kinds = Counter(v.category for v in checked)
