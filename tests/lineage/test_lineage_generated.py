@@ -7,6 +7,12 @@ never by running the pipeline. The steps here are the ones where a rule had
 been paired or merged across keywords (found by ``make bench``'s same check on
 the 38 releases of 1x), each ingested by the real job with the release it is
 made from.
+
+The generated releases are newer than the history the package ships, so the
+history lends each run its 72 releases (``tests/lineage/test_history.py``): the
+71 steps between them are the bundled run's (the same releases, the same step
+keys), read from a copy of its cache (``bundled_cache``); every step to or
+between generated releases is aligned anew.
 """
 
 from __future__ import annotations
