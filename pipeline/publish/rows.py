@@ -337,11 +337,14 @@ def _derived(corpus: Built) -> dict[str, Iterable[Row]]:
                 "sources": ";".join(sorted(mapped_sources[el.canonical_number]
                                            | section_sources[el.canonical_number])),
             })
+    like = {s.source_id: s.numbering_like for s in corpus.sources}
+    # Looked up for the run's sources and the releases they share numbering with: of a
+    # history's 150,000 rows, a run on a few dumps reads those of one or two releases.
+    asked = like.keys() | like.values()
     per_source_map = {
         (m.source_id, normalise_number(m.number_as_written)): m.canonical_number
-        for m in (*corpus.mappings, *corpus.lent_mappings) if m.number_as_written
+        for m in (*corpus.mappings, *corpus.lent_mappings) if m.source_id in asked and m.number_as_written
     }
-    like = {s.source_id: s.numbering_like for s in corpus.sources}
     xref_rows: list[Row] = []
     # Numbers a source writes only inside cross-references get renumber_map rows
     # of their own (method "xref"), mapped through the release it shares numbering with.
