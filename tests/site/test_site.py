@@ -21,7 +21,7 @@ from pipeline.query.diff import diff
 from pipeline.run import Corpus
 from pipeline.site.build import MARKER, SiteResult, build_site
 from pipeline.site.changes import compare, presence
-from pipeline.site.data import anchor, load, slug
+from pipeline.site.data import Dataset, anchor, load, slug
 from pipeline.site.html import linkify
 from tests.site.sitecheck import broken_links
 
@@ -36,10 +36,16 @@ def ids(text: str) -> set[str]:
     return set(re.findall(r'\sid="([^"]+)"', text))
 
 
+@pytest.fixture(scope="module")
+def dataset(bundled: tuple[Corpus, Path]) -> Dataset:
+    """The bundled data's published folder as the site reads it, loaded once for the
+    module (about 6 s a load; nine tests read it): never to be changed."""
+    return load(bundled[1])
+
+
 @pytest.mark.slow  # the site of the full dataset
-def test_every_source_and_lineage_has_its_page(site: SiteResult, bundled: tuple[Corpus, Path]) -> None:
-    _, out = bundled
-    ds = load(out)
+def test_every_source_and_lineage_has_its_page(site: SiteResult, dataset: Dataset) -> None:
+    ds = dataset
     assert (site.releases, site.dumps) == (len(ds.releases), len(ds.sources) - len(ds.releases))
     assert site.releases >= 13 and site.dumps >= 5
     for src in ds.sources:
@@ -118,9 +124,8 @@ def test_lineage_pages_show_the_whole_history(site: SiteResult) -> None:
 
 
 @pytest.mark.slow  # the site of the full dataset
-def test_change_pages_match_lineages(site: SiteResult, bundled: tuple[Corpus, Path]) -> None:
-    _, out = bundled
-    ds = load(out)
+def test_change_pages_match_lineages(site: SiteResult, dataset: Dataset) -> None:
+    ds = dataset
     have = presence(ds)
     # The release that renumbered Totem armor 702.87a to 702.88a (a keyword came in before it),
     # and the release before it: a move, not an add and a remove.
@@ -145,9 +150,9 @@ def test_change_pages_match_lineages(site: SiteResult, bundled: tuple[Corpus, Pa
 
 @pytest.mark.parametrize("pair", ["neighbours", "far apart", "release to a copy", "a copy to a release"])
 @pytest.mark.slow  # the full dataset loaded and diffed
-def test_changes_are_the_diff_commands(pair: str, bundled: tuple[Corpus, Path]) -> None:
+def test_changes_are_the_diff_commands(pair: str, bundled: tuple[Corpus, Path], dataset: Dataset) -> None:
     _, out = bundled
-    ds = load(out)
+    ds = dataset
     rel = [r.source_id for r in ds.releases]
     dump = next(s.source_id for s in ds.sources if not s.official and s.numbering_like)
     old, new = {"neighbours": (rel[-2], rel[-1]), "far apart": (rel[5], rel[-1]),
@@ -159,11 +164,11 @@ def test_changes_are_the_diff_commands(pair: str, bundled: tuple[Corpus, Path]) 
 
 
 @pytest.mark.slow  # the site of the full dataset
-def test_run_report(site: SiteResult, bundled: tuple[Corpus, Path]) -> None:
+def test_run_report(site: SiteResult, dataset: Dataset) -> None:
     text = page(site, "run.html")
     assert text.count("<svg") == 2
     rules_chart = text[text.index("Rules per release</title>"):]
-    releases = load(bundled[1]).releases
+    releases = dataset.releases
     assert rules_chart[:rules_chart.index("</svg>")].count("<rect") == len(releases)
     for sid in ("cr-1999-11-01", "cr-2026-08-07", "000_eb8496d4591d3274"):
         assert f'href="release/{sid}.html">{sid}</a>' in text
@@ -171,7 +176,7 @@ def test_run_report(site: SiteResult, bundled: tuple[Corpus, Path]) -> None:
     assert "<h3>Changes</h3>" in text  # changes.md rendered
     # every source's self-checks from run.json, one row each; none failed on the bundled data
     checks = text[text.index('<table class="checks">'):]
-    assert checks[:checks.index("</table>")].count("<tr><td>") == len(load(bundled[1]).sources)
+    assert checks[:checks.index("</table>")].count("<tr><td>") == len(dataset.sources)
     assert "Every self-check passed on every source." in text
 
 
@@ -334,8 +339,8 @@ def test_cli(tmp_path: Path, small_out: Path) -> None:
 
 
 @pytest.mark.slow  # the site of the full dataset
-def test_a_truncated_copy_says_so_first(site: SiteResult, bundled: tuple[Corpus, Path]) -> None:
-    ds = load(bundled[1])
+def test_a_truncated_copy_says_so_first(site: SiteResult, dataset: Dataset) -> None:
+    ds = dataset
     cut = [s.source_id for s in ds.sources if "truncated" in s.row.get("flags", "").split(";")]
     assert cut == ["001_a2791e0f90a089aa"]
     for src in ds.sources:
