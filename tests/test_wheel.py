@@ -57,12 +57,13 @@ def test_the_wheel_ingests_a_folder_from_outside_the_checkout(tmp_path: Path) ->
     # A fresh environment, without the system's packages: the wheel goes in alone (no
     # network here), and its dependencies come from the project's environment through a
     # .pth file, which puts them after the environment's own site-packages, so that
-    # `pipeline` can only be the wheel's.
+    # `pipeline` can only be the wheel's. The project's pip installs it there (``--python``):
+    # a pip of the environment's own (``ensurepip``) cost 7 s of CPU and is not what is tested.
     venv = tmp_path / "venv"
-    _run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
+    _run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path)
     python = venv / "bin" / "python"
-    _run(python, "-m", "pip", "install", "--no-deps", "--no-index", "--disable-pip-version-check", "-q", wheel,
-         cwd=tmp_path)
+    _run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index",
+         "--disable-pip-version-check", "-q", wheel, cwd=tmp_path)
     site = Path(_run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
                      cwd=tmp_path).stdout.strip())
     (site / "project-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
