@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: ingest site test check lint bench bench-large lineage-report lineage-stability vocabulary history clean browser
+.PHONY: ingest site test check all-tests lint bench bench-large lineage-report lineage-stability vocabulary history clean browser
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +34,7 @@ browser:
 # the job on more than a few small files or read the full dataset again: every release
 # alone, the million-line file, frictionless on the full dataset, the site and the
 # browser, the generated lineages, stability, the wheel), hypothesis's quick profile.
-# make check: lint, then every test with the thorough profile: what CI runs.
+# make check: lint and, beside it, every test with the thorough profile: what CI runs.
 # Both run in two pytest-xdist workers (a file's tests in one worker; the costly
 # session folders made once for both, see tests/conftest.py), the files handed out
 # longest first (tests/conftest.py's LONGEST_FIRST; xdist would order them by their
@@ -43,7 +43,12 @@ XDIST := -n 2 --dist loadfile --no-loadscope-reorder
 test: $(STAMP)
 	HYPOTHESIS_PROFILE=default $(PY) -m pytest -q $(XDIST) -m "not slow"
 
-check: lint browser
+# check runs lint beside the tests (make -j2: the two share nothing; lint takes a few
+# seconds of one core, and its result comes with the tests' when either fails).
+check: browser $(STAMP)
+	@$(MAKE) --no-print-directory -j2 lint all-tests
+
+all-tests: $(STAMP)
 	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q $(XDIST) --durations=25
 
 lint: $(STAMP)

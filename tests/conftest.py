@@ -77,13 +77,16 @@ T = TypeVar("T")
 # handed out last ran on alone: 16 minutes where the tests took 12 minutes of each core).
 LONGEST_FIRST: list[str] = [
     "tests/publish/test_publish.py",
-    "tests/lineage/test_lineage_generated.py",  # second: its own data, while the first makes the bundled
+    "tests/test_safety.py",  # second: mostly its own small folders, while the first makes the bundled
     "tests/ingest/test_bad_input.py",
-    "tests/test_safety.py",
     "tests/site/test_site_browser.py",
     "tests/ingest/test_properties.py",
-    "tests/test_bundled.py",
+    "tests/lineage/test_lineage_generated.py",
+    "tests/site/test_site.py",
     "tests/lineage/test_lineage.py",
+    "tests/lineage/test_history.py",
+    "tests/ingest/test_structure.py",
+    "tests/test_bundled.py",
     "tests/test_wheel.py",
 ]
 
