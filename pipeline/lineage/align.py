@@ -53,13 +53,10 @@ class RefIndex:
     memo_rule: dict[tuple[str, str], tuple[str, float]] = field(default_factory=dict)
     shortlists: dict[str, list[int]] = field(default_factory=dict)
     memo_group: dict[bytes, tuple[Match, list[tuple[str, str, float, str]]]] = field(default_factory=dict)
-    _lengths: np.ndarray | None = None
+    rule_lengths: np.ndarray = field(init=False, repr=False)  # the length of each of rule_texts
 
-    def rule_lengths(self) -> np.ndarray:
-        """The length of each of ``rule_texts``."""
-        if self._lengths is None:
-            self._lengths = np.fromiter(map(len, self.rule_texts), dtype=np.int64, count=len(self.rule_texts))
-        return self._lengths
+    def __post_init__(self) -> None:
+        self.rule_lengths = np.fromiter(map(len, self.rule_texts), dtype=np.int64, count=len(self.rule_texts))
 
     @classmethod
     def build(cls, elements: Sequence[Element]) -> RefIndex:
@@ -193,7 +190,7 @@ def prefetch(keys: Iterable[str], ref: RefIndex) -> None:
     pending = sorted({
         key for key in keys if key not in ref.by_hash and key not in ref.shortlists and len(key) >= 12
     }, key=len)
-    lengths = ref.rule_lengths()
+    lengths = ref.rule_lengths
     for start in range(0, len(pending), 2048):
         batch = pending[start:start + 2048]
         # fuzz.ratio is 200·LCS/(|a| + |b|): 50 or more only when the longer text is at
@@ -217,8 +214,7 @@ def _top(scores: np.ndarray, cols: np.ndarray) -> list[list[int]]:
         rows, at = np.nonzero(scores > 0)
     order = np.lexsort((at, -scores[rows, at], rows))
     rows, at = rows[order], at[order]
-    first = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]]) if len(rows) else np.zeros(0, dtype=np.intp)
-    rank = np.arange(len(rows)) - np.repeat(first, np.diff(np.r_[first, len(rows)]))
+    rank = np.arange(len(rows)) - np.searchsorted(rows, rows)  # rows sorted: the place in its row
     keep = rank < SHORTLIST
     rows, picked = rows[keep], cols[at[keep]]
     flat, ends = picked.tolist(), np.cumsum(np.bincount(rows, minlength=n)).tolist()
